@@ -116,7 +116,7 @@ type Backend struct {
 	mu     sync.Mutex
 	copier string // the copier image's ID once made
 
-	// records holds each box's record of its last take (record.go).
+	// records holds each box's record of its last take (takerecords.go).
 	records takeRecords
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/docker/changerecord"
 )
 
 // ChangeCadence: a Docker box is checked every 15 seconds, as the local
@@ -41,7 +42,7 @@ func (b *Backend) Changes(ctx context.Context, g providers.Guest) (providers.Cha
 		return providers.ChangeCheck{}, err
 	}
 	steps.mark("layer")
-	out.Changed, out.Paths = providers.ChangedYes, layerSince(rec.layer, layer).paths()
+	out.Changed, out.Paths = providers.ChangedYes, changerecord.LayerSince(rec.Layer, layer).Paths()
 	if out.Paths > 0 {
 		return out, nil
 	}
@@ -50,7 +51,7 @@ func (b *Backend) Changes(ctx context.Context, g providers.Guest) (providers.Cha
 		return providers.ChangeCheck{}, err
 	}
 	steps.mark("volume")
-	if out.Paths = volumeSince(rec.volume, vol); out.Paths == 0 {
+	if out.Paths = changerecord.VolumeSince(rec.Volume, vol); out.Paths == 0 {
 		out.Changed = providers.ChangedNo
 	}
 	return out, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/boxsnap/boxsnap/providers/docker/changerecord"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/client"
@@ -11,17 +12,17 @@ import (
 
 // scanChecked scans a box's volume in its checker, made (again, where the
 // engine lost it or stopped it) when the scan cannot run in it.
-func (b incremental) scanChecked(ctx context.Context, vol string) (volumeState, error) {
-	out, err := (&volumeTake{b: b.Backend, id: checkerName(vol)}).exec(ctx, scanScript("/from"))
+func (b incremental) scanChecked(ctx context.Context, vol string) (changerecord.VolumeState, error) {
+	out, err := (&volumeTake{b: b.Backend, id: checkerName(vol)}).exec(ctx, changerecord.ScanScript("/from"))
 	if err != nil {
 		if err := b.startChecker(ctx, vol); err != nil {
 			return nil, err
 		}
-		if out, err = (&volumeTake{b: b.Backend, id: checkerName(vol)}).exec(ctx, scanScript("/from")); err != nil {
+		if out, err = (&volumeTake{b: b.Backend, id: checkerName(vol)}).exec(ctx, changerecord.ScanScript("/from")); err != nil {
 			return nil, fmt.Errorf("scan the volume: %w", err)
 		}
 	}
-	st, _, err := parseScan(out)
+	st, _, err := changerecord.ParseScan(out)
 	return st, err
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/docker/changerecord"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/image"
 	"github.com/moby/moby/api/types/mount"
@@ -206,7 +207,7 @@ func (e *engine) removeContainer(ctx context.Context, name string) error {
 	if _, err := e.c.ContainerRemove(cctx, name, client.ContainerRemoveOptions{Force: true}); err != nil && !errors.Is(wrap(err, ""), providers.ErrNotFound) {
 		return wrap(err, "remove the container "+name)
 	}
-	removeRecord(e.cfg.StateDir, c.ID)
+	changerecord.RemoveRecord(e.cfg.StateDir, c.ID)
 	return e.removeVolume(ctx, volumeOf(c))
 }
 

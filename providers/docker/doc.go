@@ -23,7 +23,7 @@
 // the parent take (read through the archive endpoint), and a whiteout for
 // each path gone, on its parent snapshot's image (layered.go); in the
 // pause one more layer holds the paths whose stat changed since that read
-// or whose time falls in its tick of the kernel's clock (racy.go), all
+// or whose time falls in its tick of the kernel's clock (changerecord), all
 // loaded naming the parent's (or the commit's) layers by diff ID. The
 // engine shares the layers, so each snapshot is whole on its own. An
 // engine on containerd's image store wants every layer's content at a
@@ -32,8 +32,8 @@
 // copied whole while the box runs and again, in the pause, only where a
 // stat changed (volume.go), and the take commits the container in the
 // pause. What changed is found against the record of the box's last take
-// (record.go, in memory and, with Config.StateDir, in a file of each box's
-// container, written once the take's image exists, recordfile.go): the
+// (package changerecord; held in memory and, with Config.StateDir, in a
+// file of each box's container, written once the take's image exists): the
 // engine's list of the container's changes, with each path's stat, and a
 // scan of the volume's stats, both read in the pause; Changes compares the
 // box with the same record, so a box that

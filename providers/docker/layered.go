@@ -22,6 +22,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/docker/changerecord"
 )
 
 // incremental holds the parts of a take and of Changes that read what
@@ -36,21 +37,21 @@ const statWorkers = 8
 // changes from its image, and the stat of each path that is there. A path
 // that goes between the two reads is recorded as deleted (the box changes
 // it now).
-func (b incremental) readLayer(ctx context.Context, id string) (layerState, error) {
+func (b incremental) readLayer(ctx context.Context, id string) (changerecord.LayerState, error) {
 	res, err := b.c.ContainerDiff(ctx, id, client.ContainerDiffOptions{})
 	if err != nil {
 		return nil, wrap(err, "list the container's changes")
 	}
-	out := make(layerState, len(res.Changes))
+	out := make(changerecord.LayerState, len(res.Changes))
 	var todo []string
 	for _, ch := range res.Changes {
 		if ch.Kind == container.ChangeDelete {
-			out[ch.Path] = layerEntry{deleted: true}
+			out[ch.Path] = changerecord.LayerEntry{Deleted: true}
 			continue
 		}
 		todo = append(todo, ch.Path)
 	}
-	stats := make([]layerEntry, len(todo))
+	stats := make([]changerecord.LayerEntry, len(todo))
 	errs := make([]error, len(todo))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -60,9 +61,9 @@ func (b incremental) readLayer(ctx context.Context, id string) (layerState, erro
 				st, err := b.c.ContainerStatPath(ctx, id, client.ContainerStatPathOptions{Path: todo[i]})
 				switch {
 				case err == nil:
-					stats[i] = layerEntry{stat: st.Stat}
+					stats[i] = changerecord.LayerEntry{Stat: st.Stat}
 				case errors.Is(wrap(err, ""), providers.ErrNotFound):
-					stats[i] = layerEntry{deleted: true}
+					stats[i] = changerecord.LayerEntry{Deleted: true}
 				default:
 					errs[i] = wrap(err, "read the stat of "+todo[i])
 				}
@@ -99,7 +100,7 @@ const maxLayers = 100
 type layeredTake struct {
 	b       *Backend
 	id      string // the container
-	prev    *changeRecord
+	prev    *changerecord.ChangeRecord
 	parent  image.InspectResponse
 	file    *os.File
 	cleanup func()
@@ -117,12 +118,12 @@ type layeredTake struct {
 // image gone, or as many layers as maxLayers.
 func (b incremental) layeredOn(ctx context.Context, id string) *layeredTake {
 	prev := b.recordOf(ctx, id)
-	if prev == nil || prev.layers >= maxLayers || !b.loadsOnLayers(ctx) {
+	if prev == nil || prev.Layers >= maxLayers || !b.loadsOnLayers(ctx) {
 		return nil
 	}
 	cctx, cancel := short(ctx)
 	defer cancel()
-	img, err := b.c.ImageInspect(cctx, prev.image)
+	img, err := b.c.ImageInspect(cctx, prev.Image)
 	if err != nil || img.Config == nil || len(img.RootFS.Layers) == 0 {
 		return nil
 	}
@@ -134,7 +135,7 @@ func (b incremental) layeredOn(ctx context.Context, id string) *layeredTake {
 // still this install's snapshot's (a record of a deleted snapshot, or of
 // another install's, is ignored: the take goes whole). A file is read
 // once a process.
-func (b incremental) recordOf(ctx context.Context, id string) *changeRecord {
+func (b incremental) recordOf(ctx context.Context, id string) *changerecord.ChangeRecord {
 	r := &b.records
 	r.mu.Lock()
 	rec, read := r.by[id], r.read[id]
@@ -142,7 +143,7 @@ func (b incremental) recordOf(ctx context.Context, id string) *changeRecord {
 	if rec != nil || read || b.cfg.StateDir == "" {
 		return rec
 	}
-	rec, err := loadRecord(b.cfg.StateDir, b.cfg.Install, id)
+	rec, err := changerecord.LoadRecord(b.cfg.StateDir, b.cfg.Install, id)
 	if err != nil {
 		b.log.Warn("the record of a box's last take could not be read; its next take goes whole", "container", id, "err", err)
 	}
@@ -157,7 +158,7 @@ func (b incremental) recordOf(ctx context.Context, id string) *changeRecord {
 	r.read[id] = true
 	if r.by[id] == nil && rec != nil {
 		if r.by == nil {
-			r.by = map[string]*changeRecord{}
+			r.by = map[string]*changerecord.ChangeRecord{}
 		}
 		r.by[id] = rec
 	}
@@ -166,23 +167,23 @@ func (b incremental) recordOf(ctx context.Context, id string) *changeRecord {
 
 // recordMatches says whether the image a record names is there, the
 // snapshot the record says, of this install.
-func (b incremental) recordMatches(ctx context.Context, rec *changeRecord) bool {
+func (b incremental) recordMatches(ctx context.Context, rec *changerecord.ChangeRecord) bool {
 	cctx, cancel := short(ctx)
 	defer cancel()
-	img, err := b.c.ImageInspect(cctx, rec.image)
+	img, err := b.c.ImageInspect(cctx, rec.Image)
 	if err != nil || img.Config == nil {
 		return false
 	}
 	l := img.Config.Labels
-	return l[labelSnapshot] == rec.snap && l[labelInstall] == b.cfg.Install && len(img.RootFS.Layers) == rec.layers
+	return l[labelSnapshot] == rec.Snap && l[labelInstall] == b.cfg.Install && len(img.RootFS.Layers) == rec.Layers
 }
 
 // keepRecord holds a container's record of the take just made, and writes
 // it to its file; a file that cannot be written costs only the next
 // restart's first take, which goes whole.
-func (b incremental) keepRecord(id string, rec *changeRecord) {
+func (b incremental) keepRecord(id string, rec *changerecord.ChangeRecord) {
 	b.records.put(id, rec)
-	if err := saveRecord(b.cfg.StateDir, b.cfg.Install, id, rec); err != nil {
+	if err := changerecord.SaveRecord(b.cfg.StateDir, b.cfg.Install, id, rec); err != nil {
 		b.log.Warn("the record of a box's take could not be written; after a restart its next take goes whole", "container", id, "err", err)
 	}
 }
@@ -230,8 +231,8 @@ func (t *layeredTake) close() {
 // writePaused writes a layer of the paths in d, the box paused, to be
 // loaded above the one written before the pause; a layer of nothing is
 // left out.
-func (t *layeredTake) writePaused(ctx context.Context, d layerDelta) error {
-	if d.paths() == 0 {
+func (t *layeredTake) writePaused(ctx context.Context, d changerecord.LayerDelta) error {
+	if d.Paths() == 0 {
 		return nil
 	}
 	l, err := t.writeLayer(ctx, d)
@@ -244,8 +245,8 @@ func (t *layeredTake) writePaused(ctx context.Context, d layerDelta) error {
 
 // write writes the layer of what changed since the last take, from the
 // paused container whose layer reads now.
-func (t *layeredTake) write(ctx context.Context, now layerState) error {
-	l, err := t.writeLayer(ctx, layerSince(t.prev.layer, now))
+func (t *layeredTake) write(ctx context.Context, now changerecord.LayerState) error {
+	l, err := t.writeLayer(ctx, changerecord.LayerSince(t.prev.Layer, now))
 	if err != nil {
 		return err
 	}
@@ -255,7 +256,7 @@ func (t *layeredTake) write(ctx context.Context, now layerState) error {
 
 // writeLayer writes a layer of the container's paths in d: each changed
 // path as the container holds it now, a whiteout for each path gone.
-func (t *layeredTake) writeLayer(ctx context.Context, d layerDelta) (layerFile, error) {
+func (t *layeredTake) writeLayer(ctx context.Context, d changerecord.LayerDelta) (layerFile, error) {
 	f, cleanup, err := tempLayer()
 	if err != nil {
 		return layerFile{}, err
@@ -264,10 +265,10 @@ func (t *layeredTake) writeLayer(ctx context.Context, d layerDelta) (layerFile, 
 	h := sha256.New()
 	tw := tar.NewWriter(io.MultiWriter(f, h))
 	gone := map[string]bool{}
-	for _, p := range d.gone {
+	for _, p := range d.Gone {
 		gone[p] = true
 	}
-	for _, p := range slices.Sorted(slices.Values(append(d.changed, d.gone...))) {
+	for _, p := range slices.Sorted(slices.Values(append(d.Changed, d.Gone...))) {
 		if gone[p] && underGone(p, gone) {
 			continue // its folder's whiteout hides it; another would make the folder again
 		}
@@ -465,4 +466,14 @@ func loadErrors(r io.Reader) error {
 			return err
 		}
 	}
+}
+
+// tempLayer is a file for a layer being written, in the host's temporary
+// folder, removed by its cleanup.
+func tempLayer() (*os.File, func(), error) {
+	f, err := os.CreateTemp("", "boxsnap-layer-*.tar")
+	if err != nil {
+		return nil, nil, fmt.Errorf("make a file for the new layer: %w", err)
+	}
+	return f, func() { _ = f.Close(); _ = os.Remove(f.Name()) }, nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/docker/changerecord"
 )
 
 // copierImage is the image the volume copies run in, made by the backend
@@ -151,7 +152,7 @@ func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels ma
 	if err != nil {
 		return providers.SnapshotTaken{}, err
 	}
-	rec.image, rec.layers = img.ID, len(img.RootFS.Layers)
+	rec.Image, rec.Layers = img.ID, len(img.RootFS.Layers)
 	incremental{b}.keepRecord(c.ID, rec)
 	taken := providers.SnapshotTaken{Ref: snap, Storage: "docker", Holds: providers.HoldsDisk, Paused: p.took}
 	if img.Size > 0 {
@@ -169,8 +170,8 @@ func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels ma
 // The layer is read (and a layered take's layer written) while the volume's
 // second pass runs: the two read different things, and the pause lasts as
 // long as the longer.
-func (b incremental) whilePaused(ctx context.Context, id, snap string, vt *volumeTake, labels map[string]string, lt *layeredTake) (*changeRecord, string, int64, error) {
-	var layer layerState
+func (b incremental) whilePaused(ctx context.Context, id, snap string, vt *volumeTake, labels map[string]string, lt *layeredTake) (*changerecord.ChangeRecord, string, int64, error) {
+	var layer changerecord.LayerState
 	layerDone := make(chan error, 1)
 	go func() {
 		var err error
@@ -188,7 +189,7 @@ func (b incremental) whilePaused(ctx context.Context, id, snap string, vt *volum
 		return nil, "", 0, lerr
 	}
 	b.hook("take:copied")
-	rec := &changeRecord{snap: snap, layer: layer, volume: vol}
+	rec := &changerecord.ChangeRecord{Snap: snap, Layer: layer, Volume: vol}
 	commit := ""
 	if lt == nil {
 		res, err := b.c.ContainerCommit(ctx, id, client.ContainerCommitOptions{NoPause: true,

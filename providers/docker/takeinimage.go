@@ -11,6 +11,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/docker/changerecord"
 )
 
 // captureInImage takes a snapshot whose volume is a part of its image
@@ -39,9 +40,9 @@ func (b incremental) captureInImage(ctx context.Context, c container.InspectResp
 	}
 	steps.mark("mark")
 	lt := b.layeredOn(ctx, c.ID)
-	var prevVol volumeState
-	if lt != nil && lt.prev.volumeIn {
-		prevVol = lt.prev.volume // the parent image holds the volume as this scan saw it
+	var prevVol changerecord.VolumeState
+	if lt != nil && lt.prev.VolumeIn {
+		prevVol = lt.prev.Volume // the parent image holds the volume as this scan saw it
 	}
 	vl, err := b.startVolumeLayers(ctx, snap, vol)
 	if err != nil {
@@ -82,7 +83,7 @@ func (b incremental) captureInImage(ctx context.Context, c container.InspectResp
 		return providers.SnapshotTaken{}, err
 	}
 	steps.mark("load")
-	b.keepRecord(c.ID, &changeRecord{snap: snap, layer: layer, volume: volNow, volumeIn: true, image: img.ID, layers: len(img.RootFS.Layers)})
+	b.keepRecord(c.ID, &changerecord.ChangeRecord{Snap: snap, Layer: layer, Volume: volNow, VolumeIn: true, Image: img.ID, Layers: len(img.RootFS.Layers)})
 	steps.mark("record")
 	steps.log(ctx, b.log, "a take's steps", slog.String("snapshot", snap), slog.Bool("layered", pre.commit == ""), slog.Duration("paused", p.took))
 	taken := providers.SnapshotTaken{Ref: snap, Storage: "docker", Holds: providers.HoldsDisk, Paused: p.took}
@@ -98,8 +99,8 @@ type prepared struct {
 	// the commit.
 	lt *layeredTake
 	// then is the container's layer as read, and since the stamp taken
-	// before the read (racy.go).
-	then  layerState
+	// before the read (changerecord.RacyLayer).
+	then  changerecord.LayerState
 	since time.Time
 	// commit is the container's commit, where there is no record of a
 	// take on the engine's layers: the loaded image's base, removed once
@@ -111,7 +112,7 @@ type prepared struct {
 // the container's: its layer read, and what changed since the last take
 // written as a layer on that take's image, or with none the container
 // committed whole.
-func (b incremental) beforePause(ctx context.Context, id, snap string, labels map[string]string, lt *layeredTake, vl *volumeLayers, prevVol volumeState, steps *stepTimes) (prepared, error) {
+func (b incremental) beforePause(ctx context.Context, id, snap string, labels map[string]string, lt *layeredTake, vl *volumeLayers, prevVol changerecord.VolumeState, steps *stepTimes) (prepared, error) {
 	pre := prepared{lt: lt, since: vl.since}
 	layerDone := make(chan error, 1)
 	go func() {
@@ -163,15 +164,15 @@ func (b incremental) layerBeforePause(ctx context.Context, id, snap string, labe
 // then so near the read that their stat may not tell), beside the
 // volume's second pass; it answers the layer and the volume as they are
 // (the take's record) and the bytes of the volume's files.
-func (b incremental) inPause(ctx context.Context, id string, pre *prepared, vl *volumeLayers, steps *stepTimes) (layerState, volumeState, int64, error) {
-	var now layerState
+func (b incremental) inPause(ctx context.Context, id string, pre *prepared, vl *volumeLayers, steps *stepTimes) (changerecord.LayerState, changerecord.VolumeState, int64, error) {
+	var now changerecord.LayerState
 	layerDone := make(chan error, 1)
 	go func() {
 		start := time.Now()
 		var err error
 		if now, err = b.readLayer(ctx, id); err == nil {
 			steps.since("layer_read", start)
-			err = pre.lt.writePaused(ctx, racyLayer(layerSince(pre.then, now), pre.then, now, pre.since))
+			err = pre.lt.writePaused(ctx, changerecord.RacyLayer(changerecord.LayerSince(pre.then, now), pre.then, now, pre.since))
 		}
 		steps.since("layer", start)
 		layerDone <- err

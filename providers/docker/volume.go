@@ -12,6 +12,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/docker/changerecord"
 )
 
 // volumeTake copies a box's volume into a snapshot's volume in two passes,
@@ -54,19 +55,19 @@ func (v *volumeTake) close(ctx context.Context) { v.b.removeCopier(ctx, v.id) }
 // that goes while it is copied is left to the second pass, and only a
 // full disk fails it.
 const firstPassScript = `B=/bin/busybox
-cd /from && ` + scanFind + ` > /tmp/first 2>/dev/null
+cd /from && ` + changerecord.ScanFind + ` > /tmp/first 2>/dev/null
 E=$($B cp -a /from/. /to/ 2>&1) || case "$E" in *"No space left"*) echo "$E"; exit 1;; esac
 true`
 
-// secondPassScript scans /from again (printed after scanMark, the take's
-// record), and with the awk program in $1 finds each path new or changed
-// since /tmp/first ("c") and each path gone ("d"); it deletes what went,
+// secondPassScript scans /from again (printed after changerecord.ScanMark,
+// the take's record), and with the awk program in $1 finds each path new or
+// changed since /tmp/first ("c") and each path gone ("d"); it deletes what went,
 // copies what changed (a folder is made, its files come each on its own),
 // and last gives each changed folder its mode, owner and times.
 var secondPassScript = `B=/bin/busybox
 [ -s /tmp/first ] || { echo "the first pass recorded nothing"; exit 1; }
-cd /from && ` + scanFind + ` > /tmp/now || exit 1
-echo ` + scanMark + ` && $B cat /tmp/now
+cd /from && ` + changerecord.ScanFind + ` > /tmp/now || exit 1
+echo ` + changerecord.ScanMark + ` && $B cat /tmp/now
 $B awk "$1" /tmp/first /tmp/now > /tmp/delta || exit 1
 while IFS= read -r l; do p="${l#?}"; case "$l" in
  d*) $B rm -rf "/to/$p" || exit 1;;
@@ -95,12 +96,12 @@ func (v *volumeTake) first(ctx context.Context) error {
 
 // second runs the second pass, the box paused, and answers the volume's
 // stats (the take's record) and the bytes of its files.
-func (v *volumeTake) second(ctx context.Context) (volumeState, int64, error) {
+func (v *volumeTake) second(ctx context.Context) (changerecord.VolumeState, int64, error) {
 	out, err := v.exec(ctx, secondPassScript, deltaAwk)
 	if err != nil {
 		return nil, 0, err
 	}
-	st, _, err := parseScan(out)
+	st, _, err := changerecord.ParseScan(out)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -108,7 +109,7 @@ func (v *volumeTake) second(ctx context.Context) (volumeState, int64, error) {
 }
 
 // fileBytes adds up the sizes of a scan's regular files.
-func fileBytes(st volumeState) int64 {
+func fileBytes(st changerecord.VolumeState) int64 {
 	var n int64
 	for _, line := range st {
 		f := strings.SplitN(line, "|", 3)
@@ -160,7 +161,7 @@ func execOutput(ctx context.Context, b *Backend, id string, r io.Reader) (string
 // copyFailed says how a copy in the copier ended, as runCopier does.
 func copyFailed(code int, out string) error {
 	out = strings.TrimSpace(out)
-	if i := strings.Index(out, scanMark+"\n"); i >= 0 {
+	if i := strings.Index(out, changerecord.ScanMark+"\n"); i >= 0 {
 		out = out[:i] // the scan's lines say nothing of why
 	}
 	err := fmt.Errorf("the copy ended with status %d: %s", code, out)

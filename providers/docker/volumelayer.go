@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/boxsnap/boxsnap/providers/docker/changerecord"
 	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/client"
 )
@@ -51,9 +52,10 @@ type volumeLayers struct {
 	b    *Backend
 	id   string // the copier
 	at   string // the volume's folder in the image, without its leading /
-	scan volumeState
-	// since is the stamp taken before the first scan (racy.go): a path
-	// whose change time falls after it is written again in the pause.
+	scan changerecord.VolumeState
+	// since is the stamp taken before the first scan
+	// (changerecord.RacyVolume): a path whose change time falls after it
+	// is written again in the pause.
 	since time.Time
 	// armed is the second scan, started before the pause (armed.go).
 	armed  *armedScan
@@ -87,19 +89,19 @@ func (v *volumeLayers) close(ctx context.Context) {
 }
 
 // scanNow scans the volume in the copier.
-func (v *volumeLayers) scanNow(ctx context.Context) (volumeState, error) {
-	out, err := (&volumeTake{b: v.b, id: v.id}).exec(ctx, scanScript("/from"))
+func (v *volumeLayers) scanNow(ctx context.Context) (changerecord.VolumeState, error) {
+	out, err := (&volumeTake{b: v.b, id: v.id}).exec(ctx, changerecord.ScanScript("/from"))
 	if err != nil {
 		return nil, err
 	}
-	st, _, err := parseScan(out)
+	st, _, err := changerecord.ParseScan(out)
 	return st, err
 }
 
 // first scans the volume and writes its layer, the box running: what
 // changed since prev, the parent take's scan, or with none the whole
 // volume.
-func (v *volumeLayers) first(ctx context.Context, prev volumeState) error {
+func (v *volumeLayers) first(ctx context.Context, prev changerecord.VolumeState) error {
 	now, err := v.scanNow(ctx)
 	if err != nil {
 		return err
@@ -116,14 +118,14 @@ func (v *volumeLayers) first(ctx context.Context, prev volumeState) error {
 // second scans the volume again, the box paused, writes the layer of what
 // changed since the first scan, and answers the scan (the take's record)
 // and the bytes of the volume's files.
-func (v *volumeLayers) second(ctx context.Context) (volumeState, int64, error) {
-	var now volumeState
+func (v *volumeLayers) second(ctx context.Context) (changerecord.VolumeState, int64, error) {
+	var now changerecord.VolumeState
 	var err error
 	if a := v.armed; a != nil {
 		v.armed = nil
 		var out string
 		if out, err = a.fire(ctx, v); err == nil {
-			now, _, err = parseScan(out)
+			now, _, err = changerecord.ParseScan(out)
 		}
 	} else {
 		now, err = v.scanNow(ctx)
@@ -131,7 +133,7 @@ func (v *volumeLayers) second(ctx context.Context) (volumeState, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := v.writeDelta(ctx, v.scan, now, racyVolume(v.scan, v.since)); err != nil {
+	if err := v.writeDelta(ctx, v.scan, now, changerecord.RacyVolume(v.scan, v.since)); err != nil {
 		return nil, 0, err
 	}
 	return now, fileBytes(now), nil
@@ -229,7 +231,7 @@ func (v *volumeLayers) writeWhole(ctx context.Context) error {
 
 // writeDelta writes the paths new or changed between two scans, those of
 // again that are there now, and a whiteout for each path gone.
-func (v *volumeLayers) writeDelta(ctx context.Context, old, now volumeState, again map[string]bool) error {
+func (v *volumeLayers) writeDelta(ctx context.Context, old, now changerecord.VolumeState, again map[string]bool) error {
 	w, err := newLayerWriter()
 	if err != nil {
 		return err
@@ -328,7 +330,7 @@ func folderHeader(stat string) (*tar.Header, bool) {
 	}
 	uid, err1 := strconv.Atoi(f[3])
 	gid, err2 := strconv.Atoi(f[4])
-	mtime, err3 := time.Parse(scanTimeLayout, f[5])
+	mtime, err3 := time.Parse(changerecord.ScanTimeLayout, f[5])
 	if err1 != nil || err2 != nil || err3 != nil {
 		return nil, false
 	}
@@ -342,11 +344,11 @@ func (v *volumeLayers) stamp(ctx context.Context) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, fmt.Errorf("read the engine's time: %w", err)
 	}
-	t, err := time.Parse(scanTimeLayout, strings.TrimSpace(out))
+	t, err := time.Parse(changerecord.ScanTimeLayout, strings.TrimSpace(out))
 	if err != nil {
 		return time.Time{}, fmt.Errorf("read the engine's time: %w", err)
 	}
-	return t.Add(-racySlack), nil
+	return t.Add(-changerecord.RacySlack), nil
 }
 
 // armedScan is the volume's second scan, its process made and started in
@@ -359,7 +361,7 @@ type armedScan struct {
 
 // arm starts the second scan, waiting.
 func (v *volumeLayers) arm(ctx context.Context) error {
-	cmd := []string{"/bin/busybox", "sh", "-c", "read go && " + scanScript("/from")}
+	cmd := []string{"/bin/busybox", "sh", "-c", "read go && " + changerecord.ScanScript("/from")}
 	ex, err := v.b.c.ExecCreate(ctx, v.id, client.ExecCreateOptions{Cmd: cmd, AttachStdin: true, AttachStdout: true, AttachStderr: true})
 	if err != nil {
 		return wrap(err, "start the volume's scan in the copier")

@@ -1,4 +1,4 @@
-package docker
+package changerecord
 
 import (
 	"compress/gzip"
@@ -13,7 +13,7 @@ import (
 	"github.com/moby/moby/api/types/container"
 )
 
-// recordJSON is a changeRecord as its file holds it.
+// recordJSON is a ChangeRecord as its file holds it.
 type recordJSON struct {
 	Container string               `json:"container"`
 	Install   string               `json:"install"`
@@ -22,7 +22,7 @@ type recordJSON struct {
 	Layers    int                  `json:"layers"`
 	VolumeIn  bool                 `json:"volume_in"`
 	Layer     map[string]layerJSON `json:"layer"`
-	Volume    volumeState          `json:"volume"`
+	Volume    VolumeState          `json:"volume"`
 }
 
 // layerJSON is one path of a container's writable layer as a record's file
@@ -45,10 +45,10 @@ func recordPath(dir, id string) string {
 // that it names a file and nothing else.
 func isHexID(id string) bool { return len(id) == 64 && strings.Trim(id, "0123456789abcdef") == "" }
 
-// saveRecord writes a container's record to its file, atomically (a file
+// SaveRecord writes a container's record to its file, atomically (a file
 // written beside it and renamed over it), once the take's image exists: a
 // record on disk always names an image the engine made.
-func saveRecord(dir, install, id string, rec *changeRecord) error {
+func SaveRecord(dir, install, id string, rec *ChangeRecord) error {
 	p := recordPath(dir, id)
 	if p == "" {
 		return nil
@@ -56,10 +56,10 @@ func saveRecord(dir, install, id string, rec *changeRecord) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return fmt.Errorf("make the records' folder: %w", err)
 	}
-	out := recordJSON{Container: id, Install: install, Snapshot: rec.snap, Image: rec.image, Layers: rec.layers,
-		VolumeIn: rec.volumeIn, Layer: make(map[string]layerJSON, len(rec.layer)), Volume: rec.volume}
-	for path, e := range rec.layer {
-		out.Layer[path] = layerJSON{Deleted: e.deleted, Stat: e.stat}
+	out := recordJSON{Container: id, Install: install, Snapshot: rec.Snap, Image: rec.Image, Layers: rec.Layers,
+		VolumeIn: rec.VolumeIn, Layer: make(map[string]layerJSON, len(rec.Layer)), Volume: rec.Volume}
+	for path, e := range rec.Layer {
+		out.Layer[path] = layerJSON{Deleted: e.Deleted, Stat: e.Stat}
 	}
 	f, err := os.CreateTemp(filepath.Dir(p), ".record-*")
 	if err != nil {
@@ -84,9 +84,9 @@ func wrapIf(err error, what string) error {
 	return nil
 }
 
-// loadRecord reads a container's record from its file: nil where there is
+// LoadRecord reads a container's record from its file: nil where there is
 // none, or where it is not this install's record of this container.
-func loadRecord(dir, install, id string) (*changeRecord, error) {
+func LoadRecord(dir, install, id string) (*ChangeRecord, error) {
 	p := recordPath(dir, id)
 	if p == "" {
 		return nil, nil
@@ -107,16 +107,16 @@ func loadRecord(dir, install, id string) (*changeRecord, error) {
 	if err := json.NewDecoder(zr).Decode(&in); err != nil || in.Container != id || in.Install != install || in.Image == "" {
 		return nil, nil
 	}
-	rec := &changeRecord{snap: in.Snapshot, image: in.Image, layers: in.Layers, volumeIn: in.VolumeIn,
-		layer: make(layerState, len(in.Layer)), volume: in.Volume}
-	if rec.volume == nil {
-		rec.volume = volumeState{}
+	rec := &ChangeRecord{Snap: in.Snapshot, Image: in.Image, Layers: in.Layers, VolumeIn: in.VolumeIn,
+		Layer: make(LayerState, len(in.Layer)), Volume: in.Volume}
+	if rec.Volume == nil {
+		rec.Volume = VolumeState{}
 	}
 	for path, e := range in.Layer {
-		rec.layer[path] = layerEntry{deleted: e.Deleted, stat: e.Stat}
+		rec.Layer[path] = LayerEntry{Deleted: e.Deleted, Stat: e.Stat}
 	}
 	return rec, nil
 }
 
-// removeRecord removes a container's record's file, if it has one.
-func removeRecord(dir, id string) { _ = os.Remove(recordPath(dir, id)) } // "" names no file
+// RemoveRecord removes a container's record's file, if it has one.
+func RemoveRecord(dir, id string) { _ = os.Remove(recordPath(dir, id)) } // "" names no file

@@ -1,45 +1,45 @@
-package docker
+package changerecord
 
 import (
 	"strings"
 	"time"
 )
 
-// racySlack is how far before the stamp of a read of the running box a
+// RacySlack is how far before the stamp of a read of the running box a
 // path's time may fall and the path still be read again in the pause: a
 // file's times move in the kernel's coarse ticks, so a file written just
 // after a read, in the tick it was written in before, keeps its stat, and
 // only its time's nearness to the read tells it apart. The stamp is a
 // file's time written by the same kernel, so the slack covers no clock's
 // error, only a clock set back a little.
-const racySlack = 50 * time.Millisecond
+const RacySlack = 50 * time.Millisecond
 
-// racyLayer adds to d the paths of the layer read while the box ran (then)
+// RacyLayer adds to d the paths of the layer read while the box ran (then)
 // whose modification time falls after since and that are there now: they
 // may have been written again since that read in the same tick.
-func racyLayer(d layerDelta, then, now layerState, since time.Time) layerDelta {
+func RacyLayer(d LayerDelta, then, now LayerState, since time.Time) LayerDelta {
 	in := map[string]bool{}
-	for _, p := range d.changed {
+	for _, p := range d.Changed {
 		in[p] = true
 	}
 	for p, e := range then {
-		if e.deleted || in[p] || e.stat.Mtime.Before(since) {
+		if e.Deleted || in[p] || e.Stat.Mtime.Before(since) {
 			continue
 		}
-		if n, ok := now[p]; ok && !n.deleted {
-			d.changed = append(d.changed, p)
+		if n, ok := now[p]; ok && !n.Deleted {
+			d.Changed = append(d.Changed, p)
 		}
 	}
 	return d
 }
 
-// scanTimeLayout is how busybox's stat writes a time (%y, %z).
-const scanTimeLayout = "2006-01-02 15:04:05.999999999 -0700"
+// ScanTimeLayout is how busybox's stat writes a time (%y, %z).
+const ScanTimeLayout = "2006-01-02 15:04:05.999999999 -0700"
 
-// racyVolume answers the paths of a scan of the volume taken while the box
+// RacyVolume answers the paths of a scan of the volume taken while the box
 // ran whose change time falls after since: they may have been written again
 // since the scan in the same tick.
-func racyVolume(scan volumeState, since time.Time) map[string]bool {
+func RacyVolume(scan VolumeState, since time.Time) map[string]bool {
 	out := map[string]bool{}
 	for p, st := range scan {
 		f := strings.Split(st, "|")
@@ -47,7 +47,7 @@ func racyVolume(scan volumeState, since time.Time) map[string]bool {
 			out[p] = true
 			continue
 		}
-		ctime, err := time.Parse(scanTimeLayout, f[6])
+		ctime, err := time.Parse(ScanTimeLayout, f[6])
 		if err != nil || !ctime.Before(since) {
 			out[p] = true
 		}
