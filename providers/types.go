@@ -287,6 +287,10 @@ type ForkPlan struct {
 	// host: Bytes is held once however many forks are made, each fork
 	// holding only what it changes.
 	Shared bool `json:"shared,omitempty"`
+	// EachBytes is what every fork takes on the host at once besides its
+	// files, however they are shared (a local box's own disk image), or
+	// nil where nothing is.
+	EachBytes *int64 `json:"eachBytes,omitempty"`
 }
 
 // Lock is a lock a host left on a guest, with the command that clears it.

@@ -12,7 +12,8 @@ import (
 )
 
 // TestForkNowIntoManyCountsEveryCopy: box_fork of the box now into count
-// boxes checks room for the take and every fork's copy before it takes:
+// boxes checks room for the take, the forks' copies and what each fork
+// takes at once (its disk image) before it takes:
 // on a storage with room for one fork of the box but not five, a fork
 // into five is refused in words, and nothing is taken or made.
 func TestForkNowIntoManyCountsEveryCopy(t *testing.T) {
@@ -26,8 +27,10 @@ func TestForkNowIntoManyCountsEveryCopy(t *testing.T) {
 	token, agent := e.agent(t, "Try three fixes")
 	src := e.Box(t, agent, "amber-fox")
 	// Data that does not compress, a fifth of what the storage has free:
-	// the fork's copy and the take are each about that, so the storage
-	// has room for one fork and its take, not for five forks.
+	// the fork's copy (one, where forks share it) and the take are each
+	// about that, and each fork's own disk image takes about 96 MiB at
+	// once, so the storage has room for one fork and its take, not for
+	// five forks.
 	var fs syscall.Statfs_t
 	if err := syscall.Statfs(root, &fs); err != nil {
 		t.Fatal(err)

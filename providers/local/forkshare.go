@@ -116,3 +116,14 @@ func boxSize(ctx context.Context, b *Backend, dir string) (providers.BoxSize, er
 	shared, err := b.TreeSize(ctx, lower)
 	return providers.BoxSize{DiskBytes: own, SharedBytes: shared}, err
 }
+
+// forkEachBytes is what each fork of a box with limits lim takes on the
+// host at once besides its files: its own disk image's making, where
+// boxes have one (diskimage.UpFront of its bound), else nil.
+func forkEachBytes(b *Backend, lim providers.BoxLimits) *int64 {
+	if exact, _, _ := b.DiskBounding(); !exact {
+		return nil
+	}
+	n := diskimage.UpFront(diskBound(lim, b.diskBytes))
+	return &n
+}

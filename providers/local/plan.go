@@ -66,7 +66,7 @@ func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap
 	}
 	var noTime time.Duration
 	plan.Keep = providers.KeepPlan{Way: providers.KeepsAsIs, About: &noTime}
-	plan.Fork = providers.ForkPlan{OK: reset > 0, About: r.Estimate(files, total), Bytes: &total, Shared: b.shares.share(b)}
+	plan.Fork = providers.ForkPlan{OK: reset > 0, About: r.Estimate(files, total), Bytes: &total, Shared: b.shares.share(b), EachBytes: forkEachBytes(b, st.Limits)}
 	if reset == 0 {
 		plan.Fork.Why = plan.Take.ForkSafeWhy
 	}
@@ -92,7 +92,7 @@ func (b *Backend) PlanSnapshots(ctx context.Context, guest providers.Guest, snap
 		plan.Restore.Why = fmt.Sprintf("This snapshot is of box %s: fork it instead", owner)
 	}
 	mb := m.Bytes
-	plan.Fork = providers.ForkPlan{OK: m.ResetVersion > 0, About: r.Estimate(len(m.Entries), m.Bytes), Bytes: &mb, Shared: b.shares.share(b)}
+	plan.Fork = providers.ForkPlan{OK: m.ResetVersion > 0, About: r.Estimate(len(m.Entries), m.Bytes), Bytes: &mb, Shared: b.shares.share(b), EachBytes: forkEachBytes(b, st.Limits)}
 	if m.ResetVersion == 0 {
 		plan.Fork.Why = providers.NoResetWords(m.Guest.Ref)
 	}

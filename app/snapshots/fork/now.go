@@ -86,7 +86,8 @@ func (s *Forks) CheckNow(ctx context.Context, c snapshots.Caller, req NowRequest
 
 // Room refuses count forks the storage has no room for, from the plan:
 // each fork's copy, or one copy for them all where forks share their
-// snapshot's files, and with take the snapshot taken first. A size the
+// snapshot's files, what each fork takes at once besides (its own disk
+// image), and with take the snapshot taken first. A size the
 // plan does not know refuses nothing: an unknown price is unknown, not
 // zero.
 func Room(plan providers.SnapshotPlan, take bool, count int) error {
@@ -98,6 +99,9 @@ func Room(plan providers.SnapshotPlan, take bool, count int) error {
 		copies = 1
 	}
 	need := *plan.Fork.Bytes * copies
+	if plan.Fork.EachBytes != nil {
+		need += *plan.Fork.EachBytes * int64(count)
+	}
 	if take && plan.Take.AddsBytes != nil {
 		need += *plan.Take.AddsBytes
 	}
@@ -108,7 +112,7 @@ func Room(plan providers.SnapshotPlan, take bool, count int) error {
 	if where == "" {
 		where = "The storage"
 	}
-	return &snapshots.Refusal{Code: snapshots.CodeRoom, TryAgain: true, Words: forkRoomWords(where, plan.Storage.FreeBytes, need, count, plan.Fork.Shared)}
+	return &snapshots.Refusal{Code: snapshots.CodeRoom, TryAgain: true, Words: forkRoomWords(where, plan.Storage.FreeBytes, need, count, plan.Fork.Shared, plan.Fork.EachBytes != nil)}
 }
 
 // planWhy is a plan's own words, or fallback when it gives none.

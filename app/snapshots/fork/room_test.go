@@ -25,6 +25,11 @@ func TestForkRoom(t *testing.T) {
 		p.Fork.Shared = true
 		return p
 	}
+	ownDisks := func(free int64, fork, adds *int64, each int64) providers.SnapshotPlan {
+		p := shared(free, fork, adds)
+		p.Fork.EachBytes = &each
+		return p
+	}
 	for _, tc := range []struct {
 		name  string
 		plan  providers.SnapshotPlan
@@ -41,6 +46,8 @@ func TestForkRoom(t *testing.T) {
 		{"room for three forks and the take", plan(13e9, n(4e9), n(1e9)), true, 3, ""},
 		{"room for ten forks sharing one copy and the take", shared(5e9, n(4e9), n(1e9)), true, 10, ""},
 		{"no room for the one copy ten forks share", shared(4.5e9, n(4e9), n(1e9)), true, 10, "local-lvm has 4.5 GB free, and the 10 forks need about 5.0 GB: one copy of the files, which they share."},
+		{"room for the shared copy, not for ten disks of their own", ownDisks(5.5e9, n(4e9), n(1e9), 100e6), true, 10, "local-lvm has 5.5 GB free, and the 10 forks need about 6.0 GB: one copy of the files, which they share, and the disk each fork has of its own."},
+		{"room for the shared copy and ten disks of their own", ownDisks(6e9, n(4e9), n(1e9), 100e6), true, 10, ""},
 	} {
 		err := forks.Room(tc.plan, tc.take, tc.count)
 		if tc.words == "" {

@@ -75,10 +75,16 @@ func failForkRecordWords(box string, err error) string {
 // more than where has free: "local-lvm has 4.5 GB free, and the fork
 // needs about 5.0 GB.", or "… and the 3 forks need about 13.0 GB.", or,
 // where forks share one copy of their snapshot's files, "… and the 3
-// forks need about 5.0 GB: one copy of the files, which they share."
-func forkRoomWords(where string, free, need int64, count int, shared bool) string {
+// forks need about 5.0 GB: one copy of the files, which they share", and
+// where each fork has a disk of its own besides, "…, and the disk each
+// fork has of its own."
+func forkRoomWords(where string, free, need int64, count int, shared, ownDisks bool) string {
 	if count > 1 && shared {
-		return fmt.Sprintf("%s has %s free, and the %d forks need about %s: one copy of the files, which they share.", where, snapshots.GB(free), count, snapshots.GB(need))
+		own := ""
+		if ownDisks {
+			own = ", and the disk each fork has of its own"
+		}
+		return fmt.Sprintf("%s has %s free, and the %d forks need about %s: one copy of the files, which they share%s.", where, snapshots.GB(free), count, snapshots.GB(need), own)
 	}
 	if count > 1 {
 		return fmt.Sprintf("%s has %s free, and the %d forks need about %s.", where, snapshots.GB(free), count, snapshots.GB(need))

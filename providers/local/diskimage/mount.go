@@ -66,6 +66,20 @@ func Inodes(size int64) int64 {
 	return max(size/(64<<10), min(65536, size/(4<<10)))
 }
 
+// UpFront is about how much of the host an image of size bytes takes at
+// its making, before the box writes anything: its inode tables (256 bytes
+// each), its journal (16 MiB; 4 MiB under 128 MiB, as mkfs gives), the
+// room held ahead of the box's writes, and a share of its size for the
+// group bitmaps and the held room's extents (measured: 94 MiB for 256 MiB,
+// 167 MiB for 16 GiB).
+func UpFront(size int64) int64 {
+	journal := int64(16 << 20)
+	if size < 128<<20 {
+		journal = 4 << 20
+	}
+	return Inodes(size)*256 + journal + roomAhead + size/1024
+}
+
 // Mount mounts img on the folder dir, through a loop device freed at the
 // unmount: the image on its own folder beside it (FSDirOf), and its
 // subfolder box bound on dir (the image's root, for an image made before
