@@ -390,6 +390,9 @@ func (b *Backend) giveNetwork(cmd *exec.Cmd, box, cg, pasta string, pipes sandbo
 	if nerr == nil {
 		_, nerr = pipes.blockW.Write([]byte{1})
 	}
+	if nerr == nil {
+		process.WaitCommandRuns(pid, 2*time.Second)
+	}
 	if nerr != nil {
 		// The command never ran: bwrap waits on fd 4 still.
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)

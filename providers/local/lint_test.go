@@ -44,6 +44,7 @@ func set(names ...string) map[string]bool {
 // and the descriptors' /proc links, which name the very file opened.
 var pathCallsAllowed = map[string]string{
 	"process/network.go StartPasta":                "the host's /proc: the sandbox process's wait channel, namespaces and routes",
+	"process/network.go commandBelow":              "the host's /proc: the sandbox's processes and their names",
 	"state/proc.go ProcStart":                      "the host's /proc",
 	"owners/owners.go (*Owners).EndRecorded":       "the box's freezer cgroup, the host's",
 	"state/proc.go (*ProcRecord).Forget":           "a dead start's freezer cgroup, the host's",

@@ -204,3 +204,43 @@ func (w *headWriter) bytes() []byte {
 	defer w.mu.Unlock()
 	return append([]byte(nil), w.buf...)
 }
+
+// WaitCommandRuns waits, up to within, until a process below the sandbox
+// process pid runs something other than bwrap: the box's command. Only by
+// then has every bwrap of the sandbox armed its death with its parent
+// (--die-with-parent); an owner that dies sooner, right after the start it
+// asked for answered, would leave the sandbox running for good. A sandbox
+// that takes longer is let be (the next owner ends it, by its cgroup).
+func WaitCommandRuns(pid int, within time.Duration) {
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if commandBelow(pid, 0) {
+			return
+		}
+	}
+}
+
+// commandBelow says whether a process below pid (depth levels down so
+// far) runs something other than bwrap.
+func commandBelow(pid, depth int) bool {
+	if depth > 4 {
+		return false
+	}
+	kids, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	if err != nil {
+		return false
+	}
+	for _, f := range strings.Fields(string(kids)) {
+		kid, err := strconv.Atoi(f)
+		if err != nil {
+			continue
+		}
+		comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", kid))
+		if err != nil {
+			continue
+		}
+		if strings.TrimSpace(string(comm)) != "bwrap" || commandBelow(kid, depth+1) {
+			return true
+		}
+	}
+	return false
+}
