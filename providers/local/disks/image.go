@@ -125,21 +125,7 @@ func (b *Disks) LockMounts() (func(), error) { return LockMountsIn(b.Root) }
 
 // LockMountsIn takes the disks' lock of the data folder root (LockMounts).
 func LockMountsIn(root string) (func(), error) {
-	f, err := os.OpenFile(filepath.Join(root, fileMountLock), os.O_RDWR|os.O_CREATE|unix.O_CLOEXEC, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("the disks' lock: %w", err)
-	}
-	for {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("the disks' lock: %w", err)
-	}
-	return func() { f.Close() }, nil
+	return store.LockFile(filepath.Join(root, fileMountLock), "the disks' lock")
 }
 
 // EnsureMounted mounts the box's image on its folder when the box has one

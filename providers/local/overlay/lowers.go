@@ -10,8 +10,6 @@ import (
 	"strings"
 	"syscall"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -77,21 +75,7 @@ func (l *Lowers) Ensure(ctx context.Context, snap string, write func(ctx context
 
 // lock takes the shared trees' flock.
 func (l *Lowers) lock() (func(), error) {
-	f, err := os.OpenFile(l.Path(DirLowers, fileLock), os.O_RDWR|os.O_CREATE|unix.O_CLOEXEC, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("the shared trees' lock: %w", err)
-	}
-	for {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("the shared trees' lock: %w", err)
-	}
-	return func() { f.Close() }, nil
+	return store.LockFile(l.Path(DirLowers, fileLock), "the shared trees' lock")
 }
 
 // Named lists the snapshots whose shared trees exist.

@@ -3,7 +3,6 @@ package owners
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -15,7 +14,6 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local/process"
 	"github.com/boxsnap/boxsnap/providers/local/state"
 	"github.com/boxsnap/boxsnap/providers/local/store"
-	"golang.org/x/sys/unix"
 )
 
 // PauseWait bounds the wait for a paused process group to show it stopped.
@@ -37,21 +35,7 @@ type Owners struct {
 // data folder, and answers the function that lets it go. Taken before b.mu,
 // never while holding it.
 func (b *Owners) LockBox(box string) (func(), error) {
-	f, err := os.OpenFile(b.Path(store.DirState, box+".lock"), os.O_RDWR|os.O_CREATE|syscall.O_CLOEXEC, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("box %s's lock: %w", box, err)
-	}
-	for {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("box %s's lock: %w", box, err)
-	}
-	return func() { f.Close() }, nil
+	return store.LockFile(b.Path(store.DirState, box+".lock"), "box "+box+"'s lock")
 }
 
 // EndRecorded ends a box's process that another boxsnap process started
