@@ -23,6 +23,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/docker/changerecord"
+	"github.com/boxsnap/boxsnap/providers/docker/moves"
 )
 
 // incremental holds the parts of a take and of Changes that read what
@@ -405,12 +406,12 @@ func (t *layeredTake) above() []layerFile {
 func (t *layeredTake) archive(w io.Writer, config []byte, configName string, manifest []byte) error {
 	tw := tar.NewWriter(w)
 	if t.file != nil {
-		if err := archiveLayer(tw, "new/layer.tar", t.file); err != nil {
+		if err := moves.TarFile(tw, "new/layer.tar", t.file); err != nil {
 			return err
 		}
 	}
 	for i, l := range t.above() {
-		if err := archiveLayer(tw, fmt.Sprintf("more-%d/layer.tar", i), l.file.f); err != nil {
+		if err := moves.TarFile(tw, fmt.Sprintf("more-%d/layer.tar", i), l.file.f); err != nil {
 			return err
 		}
 	}
@@ -426,22 +427,6 @@ func (t *layeredTake) archive(w io.Writer, config []byte, configName string, man
 		}
 	}
 	return tw.Close()
-}
-
-// archiveLayer writes a layer's file into the docker-archive tar.
-func archiveLayer(tw *tar.Writer, name string, f *os.File) error {
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: st.Size()}); err != nil {
-		return err
-	}
-	_, err = io.Copy(tw, f)
-	return err
 }
 
 // loadErrors reads the engine's answer to a load: a stream of JSON

@@ -488,7 +488,7 @@ func (b *Moves) loadStaged(ctx context.Context, s *stagedImage, group string) er
 		tw := tar.NewWriter(pw)
 		var err error
 		for i, f := range s.layers {
-			if err = tarFile(tw, fmt.Sprintf("layer-%d/layer.tar", info.Carried+i), f); err != nil {
+			if err = TarFile(tw, fmt.Sprintf("layer-%d/layer.tar", info.Carried+i), f); err != nil {
 				break
 			}
 		}

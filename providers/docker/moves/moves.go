@@ -86,8 +86,9 @@ func short(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, callTimeout)
 }
 
-// tarFile writes a file of the host into a tar under name, from its start.
-func tarFile(tw *tar.Writer, name string, f *os.File) error {
+// TarFile writes a file of the host into a tar under name, from its start:
+// a layer's file into a docker-archive tar, a description into an export.
+func TarFile(tw *tar.Writer, name string, f *os.File) error {
 	st, err := f.Stat()
 	if err != nil {
 		return err
