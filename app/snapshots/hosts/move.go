@@ -30,15 +30,8 @@ func (h *Hosts) Move(ctx context.Context, c snapshots.Caller, boxRef, to string)
 	if err != nil {
 		return nil, err
 	}
-	target, err := h.get(ctx, h.st.Pool, to)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, &snapshots.Refusal{Code: snapshots.CodeNotFound, Words: unknownHostWords(to)}
-	}
-	if err != nil {
+	if err := h.mayGoTo(ctx, to); err != nil {
 		return nil, err
-	}
-	if target.GoneAt != nil {
-		return nil, &snapshots.Refusal{Code: snapshots.CodeConflict, Words: hostGoneWords(to)}
 	}
 	from, err := h.st.HostBoxOwner(ctx, h.st.Pool, b.ID)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
@@ -95,4 +96,20 @@ func (h *Hosts) view(ctx context.Context, r db.Host) (Host, error) {
 	}
 	return Host{Name: r.Name, FirstSeen: r.FirstSeenAt, LastSeen: r.LastSeenAt, GoneAt: r.GoneAt,
 		Alive: h.now().Sub(r.LastSeenAt) < SeenAliveFor, This: r.Name == h.host, Boxes: n}, nil
+}
+
+// mayGoTo refuses a host boxes cannot go to: one not recorded, or one
+// marked gone.
+func (h *Hosts) mayGoTo(ctx context.Context, to string) error {
+	target, err := h.get(ctx, h.st.Pool, to)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return &snapshots.Refusal{Code: snapshots.CodeNotFound, Words: unknownHostWords(to)}
+	}
+	if err != nil {
+		return err
+	}
+	if target.GoneAt != nil {
+		return &snapshots.Refusal{Code: snapshots.CodeConflict, Words: hostGoneWords(to)}
+	}
+	return nil
 }

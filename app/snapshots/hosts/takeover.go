@@ -106,15 +106,8 @@ func (h *Hosts) TakeOver(ctx context.Context, c snapshots.Caller, from, to strin
 	} else if err != nil {
 		return nil, err
 	}
-	target, err := h.get(ctx, h.st.Pool, to)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, &snapshots.Refusal{Code: snapshots.CodeNotFound, Words: unknownHostWords(to)}
-	}
-	if err != nil {
+	if err := h.mayGoTo(ctx, to); err != nil {
 		return nil, err
-	}
-	if target.GoneAt != nil {
-		return nil, &snapshots.Refusal{Code: snapshots.CodeConflict, Words: hostGoneWords(to)}
 	}
 	rows, err := h.st.HostBoxesOwned(ctx, h.st.Pool, &from)
 	if err != nil {
