@@ -38,7 +38,10 @@ type ForkKind string
 // How a backend forks.
 const (
 	ForkCopy ForkKind = "copy"
-	ForkNone ForkKind = "none"
+	// ForkShared: forks of one snapshot share one read-only copy of its
+	// files, each holding only what it changes.
+	ForkShared ForkKind = "shared"
+	ForkNone   ForkKind = "none"
 )
 
 // KeepsPastRelease says how a kept snapshot outlives its box.

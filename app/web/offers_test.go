@@ -9,6 +9,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/proxmox"
 	"github.com/boxsnap/boxsnap/providers/pvesim"
 )
@@ -81,8 +82,15 @@ func TestWhatEachBackendOffers(t *testing.T) {
 		text := strings.Join(strings.Fields(tagRE.ReplaceAllString(tr, " ")), " ")
 		rows[text] = text
 	}
+	// The local backend's forks share their snapshot's files where its
+	// boxes have disks of their own and an overlay mounts (as root).
+	localForks := "forks by full copy"
+	if s.env.Local.Snapshotting("linux").Fork == providers.ForkShared {
+		localForks = "forks share the snapshot's files"
+	}
 	for _, want := range []string{
 		"this host ext4",
+		"Linux Disk; restores any; " + localForks + "; keeps as is",
 		"Proxmox VE (simulated) simulator pve-1 · local-lvm (lvmthin), 91% full LXC Disk; restores any; forks by full copy; keeps by held copy · no charge pve-1's storage is past 85% full",
 		"pve-1 · local-lvm (lvmthin), 91% full QEMU Disk, or disk and memory; restores any; forks by full copy; keeps by held copy · no charge",
 		"pve-2 · local-zfs (zfspool), 2% full LXC Disk; restores off until checked; forks by full copy; keeps by held copy · no charge pve-2 uses ZFS, whose restores are off until they are checked live. Fork a snapshot instead.",

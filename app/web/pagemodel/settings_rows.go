@@ -116,9 +116,12 @@ func offersWords(sn *providers.Snapshotting) string {
 	default:
 		parts = append(parts, "no restores")
 	}
-	if sn.Fork == providers.ForkCopy {
+	switch sn.Fork {
+	case providers.ForkCopy:
 		parts = append(parts, "forks by full copy")
-	} else {
+	case providers.ForkShared:
+		parts = append(parts, "forks share the snapshot's files")
+	default:
 		parts = append(parts, "no forks")
 	}
 	switch sn.KeepsPastRelease {

@@ -23,6 +23,9 @@ type Capturer struct {
 	// Price is what holding a snapshot costs, as Snapshotting says; nil
 	// for free (Config.Price).
 	Price *providers.Price
+	// ForksShare says whether forks here share their snapshot's files
+	// (probed once, at its first call), as Snapshotting says; nil for no.
+	ForksShare func() bool
 	// Root is the store's folder, whose file system Storage reads.
 	Root string
 	// NoSync skips the syncfs before a snapshot is published (Config's).

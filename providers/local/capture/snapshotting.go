@@ -10,12 +10,16 @@ import (
 // Snapshotting is the same for every kind: a folder snapshots the same way
 // whatever runs in it.
 func (b *Capturer) Snapshotting(kind string) *providers.Snapshotting {
+	fork := providers.ForkCopy
+	if b.ForksShare != nil && b.ForksShare() {
+		fork = providers.ForkShared
+	}
 	return &providers.Snapshotting{
 		Scope:            providers.ScopeBox,
 		Holds:            []providers.Holds{providers.HoldsDisk},
 		WhileRunning:     providers.WhileRunningPauses,
 		Restore:          providers.RestoreInPlace,
-		Fork:             providers.ForkCopy,
+		Fork:             fork,
 		KeepsPastRelease: providers.KeepsAsIs,
 		Lives:            providers.LivesHost,
 		Price:            b.Price,
