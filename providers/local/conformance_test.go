@@ -76,12 +76,9 @@ func harness(newB func(t *testing.T) *local.Backend) providertest.Harness {
 			return string(data)
 		},
 		Unreachable: func(t *testing.T) providers.Backend {
-			root := t.TempDir()
-			b, err := local.New(local.Config{Root: root})
-			if err != nil {
-				t.Fatalf("New: %v", err)
-			}
-			if err := os.RemoveAll(root); err != nil {
+			b := newB(t) // as the suite's, its data folder gone
+			_ = local.UnmountAll(b.Root())
+			if err := os.RemoveAll(b.Root()); err != nil {
 				t.Fatal(err)
 			}
 			return b

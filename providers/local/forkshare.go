@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/diskimage"
@@ -18,7 +19,20 @@ import (
 // tree (package overlay) or copies it: probed once, at the first fork.
 type forkShares struct {
 	once     sync.Once
+	probed   atomic.Bool
 	why, fix string // why forks copy here, and the fix; "" when they share
+}
+
+// offers says whether forks here share their snapshot's files, as the
+// backend's Snapshotting says, without touching the data folder: the
+// probe's answer once a fork has run it, and before that whether boxes
+// have disks of their own and the kernel lists the overlay file system.
+func (s *forkShares) offers(b *Backend) bool {
+	if s.probed.Load() {
+		return s.why == ""
+	}
+	exact, _, _ := b.DiskBounding()
+	return exact && overlay.Known()
 }
 
 // share says whether a fork's box can be an overlay over its snapshot's
@@ -37,6 +51,7 @@ func (s *forkShares) share(b *Backend) bool {
 		} else {
 			b.log.Warn("local backend: each fork copies its snapshot's files, because "+s.why, "fix", s.fix)
 		}
+		s.probed.Store(true)
 	})
 	return s.why == ""
 }

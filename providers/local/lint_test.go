@@ -83,7 +83,7 @@ var pathCallsAllowed = map[string]string{
 	"overlay/lowers.go (*Lowers).Sweep":               "the store's shared trees' folder",
 	"overlay/lowers.go sizeOf":                        "a shared tree of the store's, read through no link",
 	"overlay/probe.go Probe":                          "a probe's own image and tree in the store's folders",
-	"overlay/probe.go overlayKnown":                   "the host's /proc",
+	"overlay/probe.go Known":                          "the host's /proc",
 	"overlay/probe.go moduleLoadable":                 "the host's /proc and kernel modules",
 	"exports/export.go (*Exports).ExportSnapshot":     "the store's manifest file",
 	"exports/export.go (*Exports).ImportSnapshots":    "the store's tmp folder",

@@ -109,7 +109,7 @@ func New(cfg Config) (*Backend, error) {
 	b.Owners = &owners.Owners{Store: b.Store, Processes: b.Processes, Log: b.log, StopTO: b.stopTO}
 	b.Held = held.New(b.Store, b.id, b.host, b.install, b.guestOf)
 	b.Capturer = &capture.Capturer{Writer: b.Writer, ID: b.id, Install: b.install, States: b.States, Price: b.price, Root: root, NoSync: b.noSync, Hooks: &b.hooks.Hooks,
-		ForksShare: func() bool { return b.shares.share(b) }}
+		ForksShare: func() bool { return b.shares.offers(b) }}
 	b.Exports = &exports.Exports{Store: b.Store, Log: b.log, Id: b.id, Install: b.install, MaxImport: b.maxImport, Mu: &b.mu,
 		LoadUsable: loadWhole(b.Store, cfg.ContentStore != nil), MarkDamaged: b.Writer.MarkDamaged, SyncContent: b.Capturer.SyncContent, Storage: b.Capturer.Storage,
 		ImportUser: b.importUser, GuestOf: b.guestOf}

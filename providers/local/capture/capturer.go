@@ -23,8 +23,8 @@ type Capturer struct {
 	// Price is what holding a snapshot costs, as Snapshotting says; nil
 	// for free (Config.Price).
 	Price *providers.Price
-	// ForksShare says whether forks here share their snapshot's files
-	// (probed once, at its first call), as Snapshotting says; nil for no.
+	// ForksShare says whether forks here share their snapshot's files, as
+	// Snapshotting says, without I/O on the data folder; nil for no.
 	ForksShare func() bool
 	// Root is the store's folder, whose file system Storage reads.
 	Root string

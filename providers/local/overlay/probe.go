@@ -16,7 +16,7 @@ import (
 // its box made an overlay over a tree in root's shared trees' folder,
 // then all of it removed. A host where it fails forks by copying.
 func Probe(root string) (why, fix string) {
-	if !overlayKnown() {
+	if !Known() {
 		return "this host's kernel has no overlay file system", "load the overlay module (modprobe overlay)"
 	}
 	lowers, disksDir := filepath.Join(root, DirLowers), filepath.Join(root, "disks")
@@ -50,10 +50,10 @@ func Probe(root string) (why, fix string) {
 	return "", ""
 }
 
-// overlayKnown says whether the kernel lists the overlay file system (a
+// Known says whether the kernel lists the overlay file system (a
 // module not loaded yet loads at the first mount on most hosts: the probe
 // mounts one then).
-func overlayKnown() bool {
+func Known() bool {
 	data, err := os.ReadFile("/proc/filesystems")
 	if err != nil {
 		return true // the mount says
