@@ -19,12 +19,12 @@ var oneThing = map[string]string{
 // funcRoots are the folders TestFunctionsDoOneThing holds to maxFuncLines:
 // the core, the backends, the surfaces, the process's start and stop, its
 // database, the test stacks (app/coretest, e2e), the jobs, the tools and
-// the benchmarks; app/config (Load), bench/docker (main) and
-// bench/forkmany, which other work changes now, are not held yet.
-var funcRoots = []string{"app/snapshots/", "app/operations/", "providers/", "app/web/", "app/api/", "app/cli/", "app/boot/",
+// the benchmarks, and the settings.
+var funcRoots = []string{"app/snapshots/", "app/operations/", "providers/", "app/web/", "app/api/", "app/cli/", "app/boot/", "app/config/", "app/contentledger/",
 	"app/pgcluster/", "app/coretest/", "app/dbtest/", "app/auth/", "app/pictures/", "app/store/", "app/wire/", "app/demo/",
 	"app/remote/", "app/doctor/", "app/logging/", "app/ids/", "jobs/", "internal/", "tools/", "e2e/",
-	"bench/benchtree/", "bench/compare/", "bench/confined/", "bench/export/", "bench/journal/", "bench/local/", "bench/signin/", "bench/startup/"}
+	"bench/benchtree/", "bench/compare/", "bench/confined/", "bench/export/", "bench/journal/", "bench/local/", "bench/signin/", "bench/startup/",
+	"bench/docker/", "bench/forkmany/", "bench/bucket/", "bench/qemu/", "bench/dockerexport/"}
 
 // TestFunctionsDoOneThing: in the folders funcRoots names, no function of
 // non-test, non-generated code is over maxFuncLines lines, but the few in

@@ -224,6 +224,7 @@ func Settings() []Setting {
 // os.Getenv in production and a map in tests.
 func Load(name string, args []string, getenv func(string) string, stderr io.Writer) (Config, *flag.FlagSet, error) {
 	c := Config{}
+	var r rawSettings
 	env := func(key, def string) string {
 		if v := getenv(key); v != "" {
 			return v
@@ -239,29 +240,29 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	fs.StringVar(&c.TLSCert, "tls-cert", env("BOXSNAP_TLS_CERT", ""), "TLS certificate file")
 	fs.StringVar(&c.TLSKey, "tls-key", env("BOXSNAP_TLS_KEY", ""), "TLS private key file")
 	fs.StringVar(&c.Host, "host", env("BOXSNAP_HOST", hostname()), "the name of the host this process runs on")
-	workers := boolFlag(fs, "workers", env("BOXSNAP_WORKERS", "true"), "run River's workers inside serve (true/false)")
+	r.workers = boolFlag(fs, "workers", env("BOXSNAP_WORKERS", "true"), "run River's workers inside serve (true/false)")
 	fs.StringVar(&c.LogFormat, "log-format", env("BOXSNAP_LOG_FORMAT", "auto"), "auto, text or json")
 	fs.StringVar(&c.LogLevel, "log-level", env("BOXSNAP_LOG_LEVEL", "info"), "debug, info, warn or error")
-	shutdown := fs.String("shutdown-timeout", env("BOXSNAP_SHUTDOWN_TIMEOUT", "30s"), "how long running jobs may finish after a signal")
-	dbWait := fs.String("database-wait", env("BOXSNAP_DATABASE_WAIT", "1m"), "how long a start waits for a DATABASE_URL not up yet")
-	demo := boolFlag(fs, "demo", env("BOXSNAP_DEMO", "false"), "seed demo boxes (true/false)")
+	r.shutdown = fs.String("shutdown-timeout", env("BOXSNAP_SHUTDOWN_TIMEOUT", "30s"), "how long running jobs may finish after a signal")
+	r.dbWait = fs.String("database-wait", env("BOXSNAP_DATABASE_WAIT", "1m"), "how long a start waits for a DATABASE_URL not up yet")
+	r.demo = boolFlag(fs, "demo", env("BOXSNAP_DEMO", "false"), "seed demo boxes (true/false)")
 	fs.StringVar(&c.LocalRoot, "local-root", env("BOXSNAP_LOCAL_ROOT", ""), "the local backend's folder")
-	diskImages := boolFlag(fs, "local-disk-images", env("BOXSNAP_LOCAL_DISK_IMAGES", "true"), "give each new local box a file system of its own, bounding its disk to the byte (true/false)")
+	r.diskImages = boolFlag(fs, "local-disk-images", env("BOXSNAP_LOCAL_DISK_IMAGES", "true"), "give each new local box a file system of its own, bounding its disk to the byte (true/false)")
 	fs.StringVar(&c.ServerURL, "server", env("BOXSNAP_SERVER", "http://127.0.0.1:8080"), "the CLI's server address")
 	fs.StringVar(&c.ProxmoxURL, "proxmox-url", env("BOXSNAP_PROXMOX_URL", ""), "a Proxmox VE's API, https://host:8006")
 	fs.StringVar(&c.ProxmoxID, "proxmox-id", env("BOXSNAP_PROXMOX_ID", "pve"), "the Proxmox backend's ID")
 	fs.StringVar(&c.ProxmoxTokenID, "proxmox-token-id", env("BOXSNAP_PROXMOX_TOKEN_ID", ""), "the API token's ID, user@realm!tokenid")
 	fs.StringVar(&c.ProxmoxCAFile, "proxmox-ca-file", env("BOXSNAP_PROXMOX_CA_FILE", ""), "PEM certificate(s) to trust for the Proxmox API")
 	fs.StringVar(&c.ProxmoxPool, "proxmox-pool", env("BOXSNAP_PROXMOX_POOL", ""), "the Proxmox pool boxsnap's guests go in")
-	pveInsecure := boolFlag(fs, "proxmox-insecure-skip-tls-verify", env("BOXSNAP_PROXMOX_INSECURE_SKIP_TLS_VERIFY", "false"), "do not verify the Proxmox API's certificate (true/false)")
-	pveZFS := boolFlag(fs, "proxmox-zfs-order-live-checks-only", env("BOXSNAP_PROXMOX_ZFS_ORDER_LIVE_CHECKS_ONLY", "false"), "turn ZFS restores on, for live checks only (true/false)")
+	r.pveInsecure = boolFlag(fs, "proxmox-insecure-skip-tls-verify", env("BOXSNAP_PROXMOX_INSECURE_SKIP_TLS_VERIFY", "false"), "do not verify the Proxmox API's certificate (true/false)")
+	r.pveZFS = boolFlag(fs, "proxmox-zfs-order-live-checks-only", env("BOXSNAP_PROXMOX_ZFS_ORDER_LIVE_CHECKS_ONLY", "false"), "turn ZFS restores on, for live checks only (true/false)")
 	fs.StringVar(&c.DockerHost, "docker-host", env("BOXSNAP_DOCKER_HOST", ""), "a Docker Engine: unix://, tcp:// (with TLS) or ssh://user@host")
 	fs.StringVar(&c.DockerID, "docker-id", env("BOXSNAP_DOCKER_ID", "docker"), "the Docker backend's ID")
 	fs.StringVar(&c.DockerTLSCA, "docker-tls-ca", env("BOXSNAP_DOCKER_TLS_CA", ""), "a tcp:// engine's CA certificate (PEM)")
 	fs.StringVar(&c.DockerTLSCert, "docker-tls-cert", env("BOXSNAP_DOCKER_TLS_CERT", ""), "boxsnap's client certificate for a tcp:// engine")
 	fs.StringVar(&c.DockerTLSKey, "docker-tls-key", env("BOXSNAP_DOCKER_TLS_KEY", ""), "that certificate's key")
 	fs.StringVar(&c.DockerNetwork, "docker-network", env("BOXSNAP_DOCKER_NETWORK", ""), "the network Docker boxes join (none for none)")
-	dockerGoes := boolFlag(fs, "docker-boxes-go-with-host", env("BOXSNAP_DOCKER_BOXES_GO_WITH_HOST", "false"), "the host goes with its boxes: Keep is off (true/false)")
+	r.dockerGoes = boolFlag(fs, "docker-boxes-go-with-host", env("BOXSNAP_DOCKER_BOXES_GO_WITH_HOST", "false"), "the host goes with its boxes: Keep is off (true/false)")
 	fs.StringVar(&c.QEMUSocket, "qemu-socket", env("BOXSNAP_QEMU_SOCKET", ""), "libvirtd's unix socket, such as /run/libvirt/libvirt-sock")
 	fs.StringVar(&c.QEMUID, "qemu-id", env("BOXSNAP_QEMU_ID", "qemu"), "the QEMU backend's ID")
 	fs.StringVar(&c.QEMUAccel, "qemu-accel", env("BOXSNAP_QEMU_ACCEL", "tcg"), "how QEMU runs guests: kvm or tcg")
@@ -270,37 +271,57 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	fs.StringVar(&c.ContentStoreEndpoint, "content-store-endpoint", env("BOXSNAP_CONTENT_STORE_ENDPOINT", ""), "the S3 server: host:port, https://host:port or http://host:port")
 	fs.StringVar(&c.ContentStoreRegion, "content-store-region", env("BOXSNAP_CONTENT_STORE_REGION", "us-east-1"), "the bucket's region")
 	fs.StringVar(&c.ContentStoreCAFile, "content-store-ca-file", env("BOXSNAP_CONTENT_STORE_CA_FILE", ""), "PEM certificate(s) to trust for the S3 server")
-	cacheSize := fs.String("content-cache-size", env("BOXSNAP_CONTENT_CACHE_SIZE", "0"), "with a content store, the most content kept on this host, such as 50GiB; 0: all of it")
-	forkMax := fs.String("fork-max-count", env("BOXSNAP_FORK_MAX_COUNT", "10"), "the most boxes one fork call makes (1 to 100)")
-	retryKept := fs.String("retry-keys-kept-for", env("BOXSNAP_RETRY_KEYS_KEPT_FOR", "168h"), "how long an agent's request ID answers its first call (at least 1h)")
-	intervals := make([]*string, len(intervalSettings))
+	r.cacheSize = fs.String("content-cache-size", env("BOXSNAP_CONTENT_CACHE_SIZE", "0"), "with a content store, the most content kept on this host, such as 50GiB; 0: all of it")
+	r.forkMax = fs.String("fork-max-count", env("BOXSNAP_FORK_MAX_COUNT", "10"), "the most boxes one fork call makes (1 to 100)")
+	r.retryKept = fs.String("retry-keys-kept-for", env("BOXSNAP_RETRY_KEYS_KEPT_FOR", "168h"), "how long an agent's request ID answers its first call (at least 1h)")
+	r.intervals = make([]*string, len(intervalSettings))
 	for n, i := range intervalSettings {
-		intervals[n] = fs.String(i.flag, env(i.env, i.def), i.usage)
+		r.intervals[n] = fs.String(i.flag, env(i.env, i.def), i.usage)
 	}
 	if err := fs.Parse(args); err != nil {
 		return c, fs, err
 	}
+	errs := c.read(r, getenv)
+	errs = append(errs, c.checkBackends()...)
+	if why := HostNameProblem(c.Host); why != "" {
+		errs = append(errs, fmt.Errorf("--host (BOXSNAP_HOST) %s, not %q", why, c.Host))
+	}
+	errs = append(errs, c.validate()...)
+	return c, fs, errors.Join(errs...)
+}
+
+// rawSettings are the settings Load reads as text first, each read and
+// checked by Config.read once the flags are parsed.
+type rawSettings struct {
+	workers, shutdown, dbWait, demo, diskImages, pveInsecure, pveZFS, dockerGoes *string
+	cacheSize, forkMax, retryKept                                                *string
+	intervals                                                                    []*string
+}
+
+// read turns r's texts and the secrets in the environment into c's
+// fields, answering what is wrong with each.
+func (c *Config) read(r rawSettings, getenv func(string) string) []error {
 	var err error
 	var errs []error
 	for n, i := range intervalSettings {
-		d, err := time.ParseDuration(*intervals[n])
+		d, err := time.ParseDuration(*r.intervals[n])
 		if err != nil || d <= 0 {
-			errs = append(errs, fmt.Errorf("--%s (%s) must be a duration above zero such as %s, not %q", i.flag, i.env, i.def, *intervals[n]))
+			errs = append(errs, fmt.Errorf("--%s (%s) must be a duration above zero such as %s, not %q", i.flag, i.env, i.def, *r.intervals[n]))
 			continue
 		}
 		*i.field(&c.Intervals) = d
 	}
-	if c.Workers, err = strconv.ParseBool(*workers); err != nil {
-		errs = append(errs, fmt.Errorf("--workers (BOXSNAP_WORKERS) must be true or false, not %q", *workers))
+	if c.Workers, err = strconv.ParseBool(*r.workers); err != nil {
+		errs = append(errs, fmt.Errorf("--workers (BOXSNAP_WORKERS) must be true or false, not %q", *r.workers))
 	}
-	if c.Demo, err = strconv.ParseBool(*demo); err != nil {
-		errs = append(errs, fmt.Errorf("--demo (BOXSNAP_DEMO) must be true or false, not %q", *demo))
+	if c.Demo, err = strconv.ParseBool(*r.demo); err != nil {
+		errs = append(errs, fmt.Errorf("--demo (BOXSNAP_DEMO) must be true or false, not %q", *r.demo))
 	}
-	if c.ShutdownTimeout, err = time.ParseDuration(*shutdown); err != nil || c.ShutdownTimeout < 0 {
-		errs = append(errs, fmt.Errorf("--shutdown-timeout (BOXSNAP_SHUTDOWN_TIMEOUT) must be a duration such as 30s, not %q", *shutdown))
+	if c.ShutdownTimeout, err = time.ParseDuration(*r.shutdown); err != nil || c.ShutdownTimeout < 0 {
+		errs = append(errs, fmt.Errorf("--shutdown-timeout (BOXSNAP_SHUTDOWN_TIMEOUT) must be a duration such as 30s, not %q", *r.shutdown))
 	}
-	if c.DatabaseWait, err = time.ParseDuration(*dbWait); err != nil || c.DatabaseWait < 0 {
-		errs = append(errs, fmt.Errorf("--database-wait (BOXSNAP_DATABASE_WAIT) must be a duration such as 1m, not %q", *dbWait))
+	if c.DatabaseWait, err = time.ParseDuration(*r.dbWait); err != nil || c.DatabaseWait < 0 {
+		errs = append(errs, fmt.Errorf("--database-wait (BOXSNAP_DATABASE_WAIT) must be a duration such as 1m, not %q", *r.dbWait))
 	}
 	if c.Password, err = secret(getenv, "BOXSNAP_PASSWORD"); err != nil {
 		errs = append(errs, err)
@@ -308,24 +329,39 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	if c.Token, err = secret(getenv, "BOXSNAP_TOKEN"); err != nil {
 		errs = append(errs, err)
 	}
-	if c.ProxmoxInsecureSkipTLSVerify, err = strconv.ParseBool(*pveInsecure); err != nil {
-		errs = append(errs, fmt.Errorf("--proxmox-insecure-skip-tls-verify (BOXSNAP_PROXMOX_INSECURE_SKIP_TLS_VERIFY) must be true or false, not %q", *pveInsecure))
+	if c.ProxmoxInsecureSkipTLSVerify, err = strconv.ParseBool(*r.pveInsecure); err != nil {
+		errs = append(errs, fmt.Errorf("--proxmox-insecure-skip-tls-verify (BOXSNAP_PROXMOX_INSECURE_SKIP_TLS_VERIFY) must be true or false, not %q", *r.pveInsecure))
 	}
-	if c.ProxmoxZFSOrderLiveChecksOnly, err = strconv.ParseBool(*pveZFS); err != nil {
-		errs = append(errs, fmt.Errorf("--proxmox-zfs-order-live-checks-only (BOXSNAP_PROXMOX_ZFS_ORDER_LIVE_CHECKS_ONLY) must be true or false, not %q", *pveZFS))
+	if c.ProxmoxZFSOrderLiveChecksOnly, err = strconv.ParseBool(*r.pveZFS); err != nil {
+		errs = append(errs, fmt.Errorf("--proxmox-zfs-order-live-checks-only (BOXSNAP_PROXMOX_ZFS_ORDER_LIVE_CHECKS_ONLY) must be true or false, not %q", *r.pveZFS))
 	}
-	if c.LocalDiskImages, err = strconv.ParseBool(*diskImages); err != nil {
-		errs = append(errs, fmt.Errorf("--local-disk-images (BOXSNAP_LOCAL_DISK_IMAGES) must be true or false, not %q", *diskImages))
+	if c.LocalDiskImages, err = strconv.ParseBool(*r.diskImages); err != nil {
+		errs = append(errs, fmt.Errorf("--local-disk-images (BOXSNAP_LOCAL_DISK_IMAGES) must be true or false, not %q", *r.diskImages))
 	}
-	if c.DockerBoxesGoWithHost, err = strconv.ParseBool(*dockerGoes); err != nil {
-		errs = append(errs, fmt.Errorf("--docker-boxes-go-with-host (BOXSNAP_DOCKER_BOXES_GO_WITH_HOST) must be true or false, not %q", *dockerGoes))
+	if c.DockerBoxesGoWithHost, err = strconv.ParseBool(*r.dockerGoes); err != nil {
+		errs = append(errs, fmt.Errorf("--docker-boxes-go-with-host (BOXSNAP_DOCKER_BOXES_GO_WITH_HOST) must be true or false, not %q", *r.dockerGoes))
 	}
-	if c.ForkMaxCount, err = strconv.Atoi(*forkMax); err != nil || c.ForkMaxCount < 1 || c.ForkMaxCount > MaxForkMaxCount {
-		errs = append(errs, fmt.Errorf("--fork-max-count (BOXSNAP_FORK_MAX_COUNT) must be a whole number from 1 to %d, not %q", MaxForkMaxCount, *forkMax))
+	if c.ForkMaxCount, err = strconv.Atoi(*r.forkMax); err != nil || c.ForkMaxCount < 1 || c.ForkMaxCount > MaxForkMaxCount {
+		errs = append(errs, fmt.Errorf("--fork-max-count (BOXSNAP_FORK_MAX_COUNT) must be a whole number from 1 to %d, not %q", MaxForkMaxCount, *r.forkMax))
 	}
-	if c.RetryKeysKeptFor, err = time.ParseDuration(*retryKept); err != nil || c.RetryKeysKeptFor < MinRetryKeysKeptFor {
-		errs = append(errs, fmt.Errorf("--retry-keys-kept-for (BOXSNAP_RETRY_KEYS_KEPT_FOR) must be a duration of at least 1h such as 168h, not %q", *retryKept))
+	if c.RetryKeysKeptFor, err = time.ParseDuration(*r.retryKept); err != nil || c.RetryKeysKeptFor < MinRetryKeysKeptFor {
+		errs = append(errs, fmt.Errorf("--retry-keys-kept-for (BOXSNAP_RETRY_KEYS_KEPT_FOR) must be a duration of at least 1h such as 168h, not %q", *r.retryKept))
 	}
+	if c.ProxmoxTokenSecret, err = secret(getenv, "BOXSNAP_PROXMOX_TOKEN_SECRET"); err != nil {
+		errs = append(errs, err)
+	}
+	errs = append(errs, c.loadContentStore(getenv)...)
+	if c.ContentCacheBytes, err = parseBytes(*r.cacheSize); err != nil {
+		errs = append(errs, fmt.Errorf("--content-cache-size (BOXSNAP_CONTENT_CACHE_SIZE) must be a size such as 50GiB, 500MiB or 0, not %q", *r.cacheSize))
+	}
+	return errs
+}
+
+// checkBackends answers what is wrong with the backends' settings: an
+// engine's, a libvirtd's or a Proxmox VE's address, and what each needs
+// besides.
+func (c *Config) checkBackends() []error {
+	var errs []error
 	if c.DockerHost != "" && !strings.HasPrefix(c.DockerHost, "unix://") && !strings.HasPrefix(c.DockerHost, "tcp://") && !strings.HasPrefix(c.DockerHost, "ssh://") {
 		errs = append(errs, fmt.Errorf("--docker-host (BOXSNAP_DOCKER_HOST) must be unix://, tcp:// or ssh://, not %q", c.DockerHost))
 	}
@@ -338,13 +374,6 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	if c.QEMUAccel != "kvm" && c.QEMUAccel != "tcg" {
 		errs = append(errs, fmt.Errorf("--qemu-accel (BOXSNAP_QEMU_ACCEL) must be kvm or tcg, not %q", c.QEMUAccel))
 	}
-	if c.ProxmoxTokenSecret, err = secret(getenv, "BOXSNAP_PROXMOX_TOKEN_SECRET"); err != nil {
-		errs = append(errs, err)
-	}
-	errs = append(errs, c.loadContentStore(getenv)...)
-	if c.ContentCacheBytes, err = parseBytes(*cacheSize); err != nil {
-		errs = append(errs, fmt.Errorf("--content-cache-size (BOXSNAP_CONTENT_CACHE_SIZE) must be a size such as 50GiB, 500MiB or 0, not %q", *cacheSize))
-	}
 	if c.ProxmoxURL != "" {
 		if !strings.HasPrefix(c.ProxmoxURL, "https://") {
 			errs = append(errs, fmt.Errorf("--proxmox-url (BOXSNAP_PROXMOX_URL) must be https://host:8006, not %q", c.ProxmoxURL))
@@ -353,11 +382,7 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 			errs = append(errs, errors.New("a Proxmox backend needs BOXSNAP_PROXMOX_TOKEN_ID (user@realm!tokenid) and BOXSNAP_PROXMOX_TOKEN_SECRET or BOXSNAP_PROXMOX_TOKEN_SECRET_FILE"))
 		}
 	}
-	if why := HostNameProblem(c.Host); why != "" {
-		errs = append(errs, fmt.Errorf("--host (BOXSNAP_HOST) %s, not %q", why, c.Host))
-	}
-	errs = append(errs, c.validate()...)
-	return c, fs, errors.Join(errs...)
+	return errs
 }
 
 // parseBytes reads a size: a whole number of bytes, or one with KiB, MiB,

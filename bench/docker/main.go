@@ -69,102 +69,117 @@ func main() {
 	fmt.Printf("Docker backend beside the docker CLI by hand: %d MiB in the container's layer + %d MiB in its volume, %d runs each, medians\n", *size, *size, *runs)
 	fmt.Printf("engine: %s\n", dk("version", "--format", "{{.Server.Version}} (API {{.Server.APIVersion}})"))
 
-	var full, fullHand, incr, incrHand, rest, restHand, undo, check []sample
+	var r results
 	for run := 0; run < *runs; run++ {
-		box := id("bx")
-		g, err := b.Acquire(ctx, providers.BoxSpec{Box: providers.BoxIdentity{ID: box, Kind: docker.KindLinux, Install: "in7benchinstal1"}, Template: dockertest.TestImage})
-		if err != nil {
-			fail(err)
-		}
-		fill := func(mib int, name string) {
-			for _, dir := range []string{"/srv", docker.DefaultVolumePath} {
-				dk("exec", g.Ref, "sh", "-c", fmt.Sprintf("mkdir -p %s && dd if=/dev/urandom of=%s/%s bs=1M count=%d 2>/dev/null", dir, dir, name, mib))
-			}
-		}
-		fill(*size, "data")
-		take := func() (providers.SnapshotRef, sample) {
-			sn := id("sn")
-			start := time.Now()
-			t, err := b.Snapshot(ctx, g, providers.SnapshotTake{Label: providers.Label{Install: "in7benchinstal1", Box: box, Snapshot: sn}}, nil)
-			if err != nil {
-				fail(err)
-			}
-			return providers.SnapshotRef{ID: sn, Ref: t.Ref, Guest: g}, sample{time.Since(start), t.Paused}
-		}
-		byHand := func() sample {
-			vol := "hand-" + id("v")
-			start := time.Now()
-			dk("pause", g.Ref)
-			p0 := time.Now()
-			dk("commit", "--pause=false", g.Ref, "hand/"+vol)
-			dk("volume", "create", vol)
-			dk("run", "--rm", "--network", "none", "-v", volumeOf(dk, g.Ref)+":/from:ro", "-v", vol+":/to", "boxsnap/copier:1", "/bin/busybox", "cp", "-a", "/from/.", "/to/")
-			dk("unpause", g.Ref)
-			return sample{time.Since(start), time.Since(p0)}
-		}
-		// The first take makes the copier image; it is not measured.
-		if run == 0 {
-			take()
-		}
-		// Which goes first alternates by run, so that neither always finds
-		// the other's reads in the page cache.
-		pair := func(into, hand *[]sample) providers.SnapshotRef {
-			var ref providers.SnapshotRef
-			var s sample
-			if run%2 == 1 {
-				*hand = append(*hand, byHand())
-				ref, s = take()
-			} else {
-				ref, s = take()
-				*hand = append(*hand, byHand())
-			}
-			*into = append(*into, s)
-			return ref
-		}
-		first := pair(&full, &fullHand)
-		fill(max(1, *size/100), "changed")
-		pair(&incr, &incrHand)
-		// The automatic history's check of the box, idle since its take.
-		for range 5 {
-			start := time.Now()
-			ch, err := b.Changes(ctx, g)
-			if err != nil {
-				fail(err)
-			}
-			if ch.Changed != providers.ChangedNo {
-				fail(fmt.Errorf("the check of a box idle since its take answered %+v", ch))
-			}
-			check = append(check, sample{total: time.Since(start)})
-		}
-
-		// A restore to the first snapshot: boxsnap's steps (its undo, a take
-		// of the running box, measured apart), and the same by hand.
-		plan, err := b.PlanSnapshots(ctx, g, &first)
-		if err != nil {
-			fail(err)
-		}
-		var steps time.Duration
-		for _, step := range plan.Restore.Order {
-			if step == providers.StepUndo {
-				_, u := take()
-				undo = append(undo, u)
-				continue
-			}
-			start := time.Now()
-			if _, err := b.RestoreSnapshot(ctx, g, first, step, nil); err != nil {
-				fail(err)
-			}
-			steps += time.Since(start)
-		}
-		rest = append(rest, sample{total: steps})
-		restHand = append(restHand, restoreByHand(dk, g.Ref, "boxsnap/snapshot:"+first.Ref, "boxsnap-"+first.Ref))
-		if err := b.Release(ctx, g); err != nil {
-			fail(err)
-		}
-		// Each run's snapshots and copies go, so that a full-size run fits.
-		dk("image", "prune", "-af", "--filter", "label=boxsnap.install")
-		dk("volume", "prune", "-f")
+		r.run(ctx, b, dk, *size, run)
 	}
+	r.print()
+}
+
+// results are each measure's samples, every run's.
+type results struct{ full, fullHand, incr, incrHand, rest, restHand, undo, check []sample }
+
+// run is one run of every measure on a new box of size MiB in its layer
+// and as many in its volume: the takes beside by hand, the idle check,
+// and a restore beside by hand.
+func (r *results) run(ctx context.Context, b *docker.Backend, dk func(...string) string, size, run int) {
+	box := id("bx")
+	g, err := b.Acquire(ctx, providers.BoxSpec{Box: providers.BoxIdentity{ID: box, Kind: docker.KindLinux, Install: "in7benchinstal1"}, Template: dockertest.TestImage})
+	if err != nil {
+		fail(err)
+	}
+	fill := func(mib int, name string) {
+		for _, dir := range []string{"/srv", docker.DefaultVolumePath} {
+			dk("exec", g.Ref, "sh", "-c", fmt.Sprintf("mkdir -p %s && dd if=/dev/urandom of=%s/%s bs=1M count=%d 2>/dev/null", dir, dir, name, mib))
+		}
+	}
+	fill(size, "data")
+	take := func() (providers.SnapshotRef, sample) {
+		sn := id("sn")
+		start := time.Now()
+		t, err := b.Snapshot(ctx, g, providers.SnapshotTake{Label: providers.Label{Install: "in7benchinstal1", Box: box, Snapshot: sn}}, nil)
+		if err != nil {
+			fail(err)
+		}
+		return providers.SnapshotRef{ID: sn, Ref: t.Ref, Guest: g}, sample{time.Since(start), t.Paused}
+	}
+	byHand := func() sample {
+		vol := "hand-" + id("v")
+		start := time.Now()
+		dk("pause", g.Ref)
+		p0 := time.Now()
+		dk("commit", "--pause=false", g.Ref, "hand/"+vol)
+		dk("volume", "create", vol)
+		dk("run", "--rm", "--network", "none", "-v", volumeOf(dk, g.Ref)+":/from:ro", "-v", vol+":/to", "boxsnap/copier:1", "/bin/busybox", "cp", "-a", "/from/.", "/to/")
+		dk("unpause", g.Ref)
+		return sample{time.Since(start), time.Since(p0)}
+	}
+	// The first take makes the copier image; it is not measured.
+	if run == 0 {
+		take()
+	}
+	// Which goes first alternates by run, so that neither always finds
+	// the other's reads in the page cache.
+	pair := func(into, hand *[]sample) providers.SnapshotRef {
+		var ref providers.SnapshotRef
+		var s sample
+		if run%2 == 1 {
+			*hand = append(*hand, byHand())
+			ref, s = take()
+		} else {
+			ref, s = take()
+			*hand = append(*hand, byHand())
+		}
+		*into = append(*into, s)
+		return ref
+	}
+	first := pair(&r.full, &r.fullHand)
+	fill(max(1, size/100), "changed")
+	pair(&r.incr, &r.incrHand)
+	// The automatic history's check of the box, idle since its take.
+	for range 5 {
+		start := time.Now()
+		ch, err := b.Changes(ctx, g)
+		if err != nil {
+			fail(err)
+		}
+		if ch.Changed != providers.ChangedNo {
+			fail(fmt.Errorf("the check of a box idle since its take answered %+v", ch))
+		}
+		r.check = append(r.check, sample{total: time.Since(start)})
+	}
+
+	// A restore to the first snapshot: boxsnap's steps (its undo, a take
+	// of the running box, measured apart), and the same by hand.
+	plan, err := b.PlanSnapshots(ctx, g, &first)
+	if err != nil {
+		fail(err)
+	}
+	var steps time.Duration
+	for _, step := range plan.Restore.Order {
+		if step == providers.StepUndo {
+			_, u := take()
+			r.undo = append(r.undo, u)
+			continue
+		}
+		start := time.Now()
+		if _, err := b.RestoreSnapshot(ctx, g, first, step, nil); err != nil {
+			fail(err)
+		}
+		steps += time.Since(start)
+	}
+	r.rest = append(r.rest, sample{total: steps})
+	r.restHand = append(r.restHand, restoreByHand(dk, g.Ref, "boxsnap/snapshot:"+first.Ref, "boxsnap-"+first.Ref))
+	if err := b.Release(ctx, g); err != nil {
+		fail(err)
+	}
+	// Each run's snapshots and copies go, so that a full-size run fits.
+	dk("image", "prune", "-af", "--filter", "label=boxsnap.install")
+	dk("volume", "prune", "-f")
+}
+
+// print prints each measure's medians and ratios.
+func (r *results) print() {
 	row := func(what string, s, h []sample, pause bool) {
 		ms, mh := median(s, false), median(h, false)
 		fmt.Printf("%-34s boxsnap %8s   by hand %8s   ratio %.2f", what, ms.Round(time.Millisecond), mh.Round(time.Millisecond), float64(ms)/float64(mh))
@@ -173,13 +188,13 @@ func main() {
 		}
 		fmt.Println()
 	}
-	row("take", full, fullHand, true)
-	row("take after 1% changed", incr, incrHand, true)
-	row("restore (stop … start, no undo)", rest, restHand, false)
+	row("take", r.full, r.fullHand, true)
+	row("take after 1% changed", r.incr, r.incrHand, true)
+	row("restore (stop … start, no undo)", r.rest, r.restHand, false)
 	fmt.Printf("%-34s boxsnap %8s   pause %s   (a take of the running box, unchanged since the take before it; by hand has none)\n", "the restore's undo",
-		median(undo, false).Round(time.Millisecond), median(undo, true).Round(time.Millisecond))
+		median(r.undo, false).Round(time.Millisecond), median(r.undo, true).Round(time.Millisecond))
 	fmt.Printf("%-34s boxsnap %8s   (Changes of a box idle since its take, which the automatic history asks every 15 s)\n", "the check of an idle box",
-		median(check, false).Round(time.Millisecond))
+		median(r.check, false).Round(time.Millisecond))
 }
 
 // restoreByHand is a swap as a person would type it.
