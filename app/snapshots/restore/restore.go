@@ -319,8 +319,8 @@ func restoreStart(op *snapshots.Operation, order []providers.RestoreStep) int {
 	if op.Step == snapshots.StepUndos {
 		start = len(order)
 	}
-	if snapshots.IsCopyStep(op.Step) {
-		start = snapshots.IndexOf(order, providers.StepUndo) // the held copy is the undo
+	if IsCopyStep(op.Step) {
+		start = IndexOf(order, providers.StepUndo) // the held copy is the undo
 	}
 	if start < len(order) && string(order[start]) == op.Step && snapshots.ProviderStep(order[start]) && snapshots.StepTaskDone(op) {
 		// The job snoozed on this step's own task, which ended OK: the
@@ -384,7 +384,7 @@ func (s *Restores) restoreStep(ctx context.Context, r *restoreRun, i int) (stop 
 		if op.BoxRan != nil {
 			r.wasRunning = *op.BoxRan
 		}
-	case !(step == providers.StepUndo && snapshots.IsCopyStep(op.Step)):
+	case !(step == providers.StepUndo && IsCopyStep(op.Step)):
 		if err := s.k.Step(ctx, op, string(step)); err != nil {
 			return true, err
 		}
