@@ -19,9 +19,10 @@ import (
 // Tab is the lists of the Snapshots tab and the Boxes page: a page of the
 // tab's boxes and their snapshots, searched, filtered and sorted
 // (Snapshots), its counts (Tally), the Boxes page's tabs' counts (Totals),
-// each backend's kinds of box (BoxKinds), one live box of each kind
-// (LiveBoxPerKind) and the snapshots the Select mode picked (Pick). Each reads through the store's Reader, so a page that
+// each backend's kinds of box (BoxKinds) and one live box of each kind
+// (LiveBoxPerKind). Each reads through the store's Reader, so a page that
 // asks within one read (store.ReadOnce) gets rows and counts of one moment.
+// Pick reads the snapshots the Select mode picked, by ID.
 type Tab struct {
 	st     *store.Store
 	k      kernel
