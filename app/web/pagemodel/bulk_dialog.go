@@ -70,7 +70,7 @@ func (dlg *DialogBuilder) BulkDialog(r Request, act string, ids []string) (Dialo
 		}
 		if werr == nil && act != "delete" {
 			// Keep and renewals past the paid ceiling: its words for each.
-			if w := dlg.core.KeepCeiling(ctx, sn); w != "" {
+			if w := dlg.rows.keeps.KeepCeiling(ctx, sn); w != "" {
 				werr = &snapshots.Refusal{Code: snapshots.CodeLimit, Words: w}
 			}
 		}
