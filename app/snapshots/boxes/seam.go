@@ -96,9 +96,7 @@ type kernel interface {
 	Settings(ctx context.Context) (snapshots.Settings, error)
 	SnapshotByID(ctx context.Context, q db.DBTX, id string) (*snapshots.Snapshot, error)
 	SnapshotsOfBox(ctx context.Context, q db.DBTX, box string) ([]*snapshots.Snapshot, error)
-	StartGuest(ctx context.Context, op *snapshots.Operation, be snapshots.Backend, g providers.Guest) error
 	Step(ctx context.Context, op *snapshots.Operation, step string) error
-	StopGuest(ctx context.Context, op *snapshots.Operation, be snapshots.Backend, g providers.Guest) error
 	TakeUndo(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, resuming bool) (*snapshots.Snapshot, error)
 	TaskRecorder(op *snapshots.Operation) providers.Recorder
 	Thread(ctx context.Context, id string) (*snapshots.Thread, error)

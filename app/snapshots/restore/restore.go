@@ -322,7 +322,7 @@ func restoreStart(op *snapshots.Operation, order []providers.RestoreStep) int {
 	if IsCopyStep(op.Step) {
 		start = IndexOf(order, providers.StepUndo) // the held copy is the undo
 	}
-	if start < len(order) && string(order[start]) == op.Step && snapshots.ProviderStep(order[start]) && snapshots.StepTaskDone(op) {
+	if start < len(order) && string(order[start]) == op.Step && ProviderStep(order[start]) && snapshots.StepTaskDone(op) {
 		// The job snoozed on this step's own task, which ended OK: the
 		// step is done, and the restore goes on from the next, which snoozes
 		// on its own (the swap's adoption reads a task ended OK as its own
@@ -339,7 +339,7 @@ func restoreStart(op *snapshots.Operation, order []providers.RestoreStep) int {
 func (s *Restores) restoreAskedBefore(ctx context.Context, r *restoreRun) error {
 	if r.resuming {
 		var err error
-		if r.asked, err = snapshots.LoggedBefore(ctx, s.st, r.op, r.b.ID, snapshots.EvRestoreAsked); err != nil {
+		if r.asked, err = LoggedBefore(ctx, s.st, r.op, r.b.ID, snapshots.EvRestoreAsked); err != nil {
 			return err
 		}
 	}
