@@ -125,7 +125,7 @@ func (s *Restores) executionMachineWords(ctx context.Context, c snapshots.Caller
 			names = append(names, t)
 		}
 	}
-	return snapshots.ExecutionMachineRefusalWords(names, b.Name)
+	return executionMachineRefusalWords(names, b.Name)
 }
 
 // Restore admits a restore: plan, guard, pin and record, admit the undo, all
@@ -845,7 +845,7 @@ func restoreGuarded(c snapshots.Caller, b *snapshots.Box, guard []string, req sn
 // the ceiling.
 func (s *Restores) undoAdmits(ctx context.Context, c snapshots.Caller, b *snapshots.Box, be snapshots.Backend, plan providers.SnapshotPlan, settings snapshots.Settings) error {
 	if plan.Restore.Undo == providers.UndoNone {
-		return refusal(snapshots.CodePlan, snapshots.NoUndoNotRestoredWords(b.Name, be.Label))
+		return refusal(snapshots.CodePlan, noUndoNotRestoredWords(b.Name, be.Label))
 	}
 	if err := s.k.RoomFor(ctx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
 		return undoRoomWords(c, err)

@@ -245,7 +245,7 @@ func (rb *RowBuilder) actions(r *SnapRow, b *snapshots.Box, sn *snapshots.Snapsh
 	case snapping == nil || snapping.Restore == providers.RestoreNone:
 		r.Restore.Why = fmt.Sprintf("Boxes on %s cannot be restored.", rb.WhereWords(b))
 	case rb.RestoresOff(rc.ctx, b):
-		r.Restore.Why = snapshots.ExecutionRestoresOffWords
+		r.Restore.Why = restore.ExecutionRestoresOffWords
 	default:
 		r.Restore.Why = elig(snapshots.ActRestore, snapshots.ChangeRestore)
 		// Beyond the folders here, the snapshot's own plan says whether it
