@@ -73,8 +73,9 @@ type HistorySettings struct {
 // install, the record reads and locks, the guard, admission and an
 // operation's steps and end, the box log, and the snapshot operations a
 // release and a restore from the trash run (a delete, a final or undo
-// snapshot, a guest's stop, start and release); package seams makes one of
-// *snapshots.Service and the take's TakeUndo.
+// snapshot, a guest's release, and the recorder a guest's stop and start
+// leave their tasks with); package seams makes one of *snapshots.Service
+// and the take's TakeUndo.
 type kernel interface {
 	Engine() *operations.Engine
 	Install() string
