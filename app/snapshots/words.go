@@ -592,10 +592,6 @@ const (
 	// OnlyPersonSettingsWords refuses an agent the settings' API, reading
 	// or changing.
 	OnlyPersonSettingsWords = "Only the person reads or changes settings."
-
-	// agentNamesTemplateWords: an agent makes a box only from a box
-	// template, and names one.
-	agentNamesTemplateWords = "An agent makes a box only from a box template, by name: name one in template."
 )
 
 // notByItselfWords refuses boxsnap's own sweeps what they never do: they

@@ -181,7 +181,6 @@ func TestRefusalWordsShape(t *testing.T) {
 		SignInWords, NotAllowedWords, onlyPersonExportsWords, onlyPersonImportsWords, onlyPersonSharesWords,
 		onlyPersonKeepsWords, onlyPersonRenamesWords, onlyPersonAdoptsWords,
 		onlyPersonSettingsWords,
-		agentNamesTemplateWords,
 		notByItselfWords("restore"), onlyPersonForksExecutionWords(box), onlyThreadReleasesWords(box),
 		agentLeavesOutWords("command"),
 		noSnapshotWords("sn123"), noBoxWords(box), noOperationWords("op123"), NoThreadWords("th1"),

@@ -28,7 +28,7 @@ func randomBoxName() string {
 // by name, or, for the person only, the parts given.
 func (s *Boxes) boxSpecOf(ctx context.Context, c snapshots.Caller, req *snapshots.BoxRequest, box providers.BoxIdentity) (providers.BoxSpec, error) {
 	if c.Kind == snapshots.CallerAgent {
-		if err := snapshots.AgentBoxFields(*req); err != nil {
+		if err := agentBoxFields(*req); err != nil {
 			return providers.BoxSpec{}, err
 		}
 	}
