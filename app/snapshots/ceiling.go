@@ -198,34 +198,6 @@ func ChargeOfPlan(snapping *providers.Snapshotting) Charge {
 
 func roundCents(v float64) float64 { return math.Round(v*100) / 100 }
 
-// KeptCharge is a held snapshot's charge as a Keep or renewal sees it: it
-// adds nothing to the rate, but is refused while the rate is past.
-func KeptCharge(sn *Snapshot) Charge {
-	ch := ChargeOfSnapshot(sn)
-	ch.Daily = 0
-	ch.Known = true
-	return ch
-}
-
-// KeepCeiling says why keeping or renewing sn is refused now, in the
-// ceiling's words, or "" (for the row's Keep, "Keep 30 more days" and bulk
-// Keep, which say so before the person asks).
-func (s *Service) KeepCeiling(ctx context.Context, sn *Snapshot) string {
-	if !ChargeOfSnapshot(sn).Paid {
-		return ""
-	}
-	st, err := s.Settings(ctx)
-	if err != nil {
-		return ""
-	}
-	if err := s.CeilingAdmits(ctx, s.st.Pool, Owner(), sn.BackendID, KeptCharge(sn), st); err != nil {
-		if r, ok := AsRefusal(err); ok {
-			return r.Words
-		}
-	}
-	return ""
-}
-
 // priceReserved is what the undos that admitted operations will take add
 // to the rate on a backend: reserved at their admission (ReservePrice),
 // counted until the undo has a record (then paidHeld counts it) or the

@@ -102,7 +102,7 @@ func TestCeilingBoundsTheRateHeld(t *testing.T) {
 	_, err = e.Keeps.Renew(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: "paid-box", Snapshot: a.ID})
 	refusedExactly(t, err, past)
 	sa, _, _ := e.Core.Snapshot(ctx, snapshots.Owner(), a.ID)
-	if w := e.Core.KeepCeiling(ctx, sa); w != past {
+	if w := e.Keeps.KeepCeiling(ctx, sa); w != past {
 		t.Errorf("the row's and bulk Keep's words: %q, want %q", w, past)
 	}
 	rates, _ = e.Core.PaidRates(ctx)

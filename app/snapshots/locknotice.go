@@ -47,30 +47,3 @@ func (s *Kernel) PlanNow(ctx context.Context, b *Box, be Backend, ref *providers
 	}
 	return plan, err
 }
-
-// LockNotice is what the box page says of a lock its host left on a box's
-// guest: the lock and the words with the host's command.
-type LockNotice struct {
-	Lock  string `json:"lock"`
-	Words string `json:"words"`
-}
-
-// BoxLockNotice answers the box's lock notice: nil while one of boxsnap's
-// operations runs on the box, and set only when a lock is seen on two reads
-// of the guest with none running.
-func (s *Service) BoxLockNotice(ctx context.Context, c Caller, boxRef string) (*LockNotice, error) {
-	b, err := s.Box(ctx, c, boxRef)
-	if err != nil {
-		return nil, err
-	}
-	be, err := s.Backend(b.BackendID)
-	if err != nil {
-		return nil, err
-	}
-	_, err = s.PlanNow(ctx, b, be, nil)
-	var locked *providers.LockedError
-	if !errors.As(err, &locked) {
-		return nil, nil
-	}
-	return &LockNotice{Lock: locked.Lock.Lock, Words: LockedWords(be.Label, b.Name, locked.Lock.Lock, locked.Lock.Fix)}, nil
-}

@@ -40,7 +40,7 @@ func MayBox(c Caller, act BoxAction, b *Box) error {
 	case BoxFromTemplate:
 		return nil
 	case BoxFromParts:
-		return agentLeaveOut("command")
+		return AgentLeaveOut("command")
 	case BoxAdopt:
 		return refusal(CodeForbidden, onlyPersonAdoptsWords)
 	case BoxRelease:
@@ -59,29 +59,8 @@ func MayBox(c Caller, act BoxAction, b *Box) error {
 	return refusal(CodeForbidden, NotAllowedWords)
 }
 
-// agentLeaveOut is the one home of the words refusing a field an agent may
+// AgentLeaveOut is the one home of the words refusing a field an agent may
 // not send when it asks for a box.
-func agentLeaveOut(field string) *Refusal {
+func AgentLeaveOut(field string) *Refusal {
 	return refusal(CodeForbidden, agentLeavesOutWords(field))
-}
-
-// agentBoxFields refuses, in words, the first field of req an agent may not
-// give: everything but the box's name and its template's name.
-func AgentBoxFields(req BoxRequest) error {
-	for _, f := range []struct {
-		name string
-		set  bool
-	}{
-		{"command", req.Command != ""}, {"adopt", req.Adopt != ""}, {"backend", req.Backend != ""},
-		{"host", req.Host != ""}, {"kind", req.Kind != ""}, {"thread", req.Thread != ""},
-		{"hasScreen", req.HasScreen}, {"screenUrl", req.ScreenURL != ""},
-	} {
-		if f.set {
-			return agentLeaveOut(f.name)
-		}
-	}
-	if req.Template == "" {
-		return refusal(CodeInvalid, agentNamesTemplateWords)
-	}
-	return nil
 }

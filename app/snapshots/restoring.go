@@ -5,8 +5,6 @@ import (
 	"path"
 	"strings"
 	"time"
-
-	"github.com/boxsnap/boxsnap/providers"
 )
 
 // RestoreRequest asks to restore a box to one of its snapshots.
@@ -74,15 +72,3 @@ func checkLoginPath(p string) error {
 // EvSetStraight is the box log's event for a box set straight after a
 // restore, boxsnap's own or one made outside it.
 const EvSetStraight = "set-straight"
-
-// IsCopyStep reports whether step is one of a held copy's.
-func IsCopyStep(step string) bool { return strings.HasPrefix(step, "copy-") }
-
-func IndexOf(order []providers.RestoreStep, step providers.RestoreStep) int {
-	for i, s := range order {
-		if s == step {
-			return i
-		}
-	}
-	return 0
-}

@@ -1,13 +1,9 @@
 package snapshots
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 
-	"github.com/boxsnap/boxsnap/app/store"
-	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -34,56 +30,6 @@ func TaskFailedWords(op *Operation, words string) string {
 		return words
 	}
 	return words + " (the task before said: " + op.TaskEnded.ExitStatus + ")"
-}
-
-// taskFailedError is err with TaskFailedWords' addition, for words that
-// format an error.
-func TaskFailedError(op *Operation, err error) error {
-	if TaskFailedWords(op, err.Error()) != err.Error() {
-		return fmt.Errorf("%w (the task before said: %s)", err, op.TaskEnded.ExitStatus)
-	}
-	return err
-}
-
-// LoggedBefore reports whether op already wrote an event of kind in its
-// box's log, for a run resumed after a snooze or a restart.
-func LoggedBefore(ctx context.Context, st *store.Store, op *Operation, box, kind string) (bool, error) {
-	logged, err := st.SnoozeOpLogged(ctx, st.Pool, db.SnoozeOpLoggedParams{BoxID: box, OperationID: op.ID, Kind: kind})
-	if err != nil {
-		return false, fmt.Errorf("read the box log of %s: %w", op.ID, err)
-	}
-	return logged, nil
-}
-
-// ProviderStep reports whether a restore step is the backend's own
-// (RestoreSnapshot's: stop, rollback, start, read the size), which a task
-// ended OK has done; the undo and the swap's steps find what they did.
-func ProviderStep(step providers.RestoreStep) bool {
-	switch step {
-	case providers.StepUndo, providers.StepAccess, providers.StepAdopt, providers.StepEarlier:
-		return false
-	}
-	return true
-}
-
-// stopGuest stops g within a step of op that runs again as it resumes: the
-// stop's task is left to the job's snooze where the backend can leave it
-// (providers.TaskStopper), answering operations.ErrTaskPending; called
-// again, a guest already stopped is left as it is.
-func (s *Kernel) StopGuest(ctx context.Context, op *Operation, be Backend, g providers.Guest) error {
-	if ts, ok := be.Boxes.(providers.TaskStopper); ok {
-		return ts.StopRecorded(ctx, g, s.TaskRecorder(op))
-	}
-	return be.Boxes.Stop(ctx, g)
-}
-
-// startGuest starts g within a step of op that runs again as it resumes,
-// as stopGuest stops it (providers.TaskStarter).
-func (s *Kernel) StartGuest(ctx context.Context, op *Operation, be Backend, g providers.Guest) error {
-	if ts, ok := be.Boxes.(providers.TaskStarter); ok {
-		return ts.StartRecorded(ctx, g, s.TaskRecorder(op))
-	}
-	return be.Boxes.Start(ctx, g)
 }
 
 // TaskRecorder is the recorder of a step that may leave its provider task

@@ -2,12 +2,9 @@ package snapshots
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
@@ -113,20 +110,6 @@ func CountTowardLimit(all []*Snapshot) int {
 	return n
 }
 
-// FindHeld looks for a snapshot's label in the backend's listing.
-func (s *Service) FindHeld(ctx context.Context, be Backend, id string) (providers.HeldSnapshot, bool, error) {
-	held, err := be.Snap.HeldSnapshots(ctx)
-	if err != nil {
-		return providers.HeldSnapshot{}, false, err
-	}
-	for _, h := range held {
-		if h.Label.Snapshot == id && h.Label.Install == s.install {
-			return h, true, nil
-		}
-	}
-	return providers.HeldSnapshot{}, false, nil
-}
-
 // TakenEvent is the box log's event of a take, written with its record.
 type TakenEvent struct {
 	Caller Caller
@@ -182,23 +165,6 @@ func TakenParams(sn *Snapshot, t providers.SnapshotTaken, took time.Duration, ev
 		arg.Words, arg.OperationID = ev.Words, NilIfEmpty(ev.Op)
 	}
 	return arg
-}
-
-// RecordPrice keeps on the record what the backend charges for holding the
-// snapshot: null on the person's own storage.
-func (s *Service) RecordPrice(ctx context.Context, tx pgx.Tx, sn *Snapshot, snapping *providers.Snapshotting) error {
-	if snapping == nil || snapping.Price == nil {
-		return nil
-	}
-	raw, err := json.Marshal(snapping.Price)
-	if err != nil {
-		return fmt.Errorf("record price of %s: %w", sn.ID, err)
-	}
-	if err := s.st.CoreSnapshotSetPrice(ctx, tx, db.CoreSnapshotSetPriceParams{ID: sn.ID, Price: raw}); err != nil {
-		return fmt.Errorf("record price of %s: %w", sn.ID, err)
-	}
-	sn.Price = raw
-	return nil
 }
 
 // PictureKeeper captures and keeps pictures of a box's screen for the

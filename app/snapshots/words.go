@@ -592,10 +592,6 @@ const (
 	// OnlyPersonSettingsWords refuses an agent the settings' API, reading
 	// or changing.
 	OnlyPersonSettingsWords = "Only the person reads or changes settings."
-
-	// agentNamesTemplateWords: an agent makes a box only from a box
-	// template, and names one.
-	agentNamesTemplateWords = "An agent makes a box only from a box template, by name: name one in template."
 )
 
 // notByItselfWords refuses boxsnap's own sweeps what they never do: they
@@ -682,11 +678,6 @@ func lineControlWords(what string) string {
 // of the kind.
 func textControlWords(what string) string {
 	return fmt.Sprintf("%s cannot hold a NUL, control characters or characters that change the direction of text.", what)
-}
-
-// NamedAlreadyWords refuses a name another snapshot of box holds.
-func NamedAlreadyWords(box, name string) string {
-	return fmt.Sprintf("%s has a snapshot named ‘%s’ already.", box, name)
 }
 
 // DatabaseDownWords is /healthz's answer when the database does not answer,
@@ -899,12 +890,6 @@ func CannotBeRestoredOnWords(box, backend string) string {
 	return fmt.Sprintf("%s cannot be restored on %s.", box, backend)
 }
 
-// NoUndoNotRestoredWords: a restore takes an undo first, so with none it
-// is not restored.
-func NoUndoNotRestoredWords(box, backend string) string {
-	return fmt.Sprintf("No undo can be taken of %s on %s, so it is not restored.", box, backend)
-}
-
 // NoUndoCanBeTakenWords: the backend takes no undo of the box (the
 // refusal, and the restore dialog's line).
 func NoUndoCanBeTakenWords(box, backend string) string {
@@ -1046,25 +1031,6 @@ func TemplateRemovedWords(name string) string { return "Removed the box template
 // snapshots: nothing was done.
 func NoHistoryToDeleteWords(box string) string {
 	return fmt.Sprintf("%s has no automatic snapshots to delete.", box)
-}
-
-// A box threads run on: its restores are off until Settings turns them on,
-// as a turn could still start on it during a restore.
-
-const executionOff = "Restores of boxes threads run on are off"
-
-// ExecutionRestoresOffWords says why a box threads run on is not restored
-// while Settings keeps "Restores of boxes threads run on" off.
-const ExecutionRestoresOffWords = executionOff + ": move its threads off it first."
-
-// ExecutionMachineRefusalWords refuses such a restore, naming the threads that run
-// on the box.
-func ExecutionMachineRefusalWords(threads []string, box string) string {
-	verb := "runs"
-	if len(threads) > 1 {
-		verb = "run"
-	}
-	return fmt.Sprintf(executionOff+": %s %s on %s. Move its threads off it first.", strings.Join(threads, " and "), verb, box)
 }
 
 // CannotBeForkedWords: a backend's plan forks nothing of the snapshot and

@@ -168,7 +168,7 @@ func TestRefusalWordsShape(t *testing.T) {
 	)
 	named := []string{
 		keptOnlyPersonWords(sn, "delete"), notThisThreadsWords(sn), noSnapshotNamedWords(sn, box),
-		NamedAlreadyWords(box, sn), RenewNotKeptWords(sn),
+		RenewNotKeptWords(sn),
 		inUseWords(sn, pinWords(Pin{Kind: OpRestore}, time.UTC)), savedNotThinnedWords(sn), undoNotThinnedWords(sn),
 		keptNeverDeletedWords(sn), keptUntilWords(sn, "29 Nov"), personsNeverDeletedWords(sn), undoNotEvictedWords(sn),
 		notAnUndoWords(sn), cannotBeWords(sn, StateWords(StateTaking), changeWords(ChangeRestore)),
@@ -181,7 +181,6 @@ func TestRefusalWordsShape(t *testing.T) {
 		SignInWords, NotAllowedWords, onlyPersonExportsWords, onlyPersonImportsWords, onlyPersonSharesWords,
 		onlyPersonKeepsWords, onlyPersonRenamesWords, onlyPersonAdoptsWords,
 		onlyPersonSettingsWords,
-		agentNamesTemplateWords,
 		notByItselfWords("restore"), onlyPersonForksExecutionWords(box), onlyThreadReleasesWords(box),
 		agentLeavesOutWords("command"),
 		noSnapshotWords("sn123"), noBoxWords(box), noOperationWords("op123"), NoThreadWords("th1"),
@@ -197,7 +196,7 @@ func TestRefusalWordsShape(t *testing.T) {
 		priceUnknownOnlyPersonWords("boat.dev"),
 		KeepDaysWords(365), CannotBeKeptWords(box),
 		ReplaceTrueWords(box), CannotBeRestoredOnWords(box, be),
-		NoUndoNotRestoredWords(box, be), NoUndoCanBeTakenWords(box, be),
+		NoUndoCanBeTakenWords(box, be),
 		BoxExistsWords(box),
 		ShareDaysWords(30),
 		HistoryGiBWords(1000), historyDaysWords(30), checkSecondsWords(be, 10, 3600),
@@ -205,14 +204,12 @@ func TestRefusalWordsShape(t *testing.T) {
 		perBoxRangeWords(1, 50), roomRangeWords(50, 95), approvalRangeWords(60), alsoRemovePathWords("../x"),
 		trashRangeWords(720), ceilingNumberWords("boat.dev"), ceilingBelowZeroWords("boat.dev"),
 		OnlyPersonSettingsWords, NoHistoryToDeleteWords(box),
-		ExecutionRestoresOffWords, NoRequestsWords, NoTemplatesWords, SavedWords(sn, " of "+box, box),
+		NoRequestsWords, NoTemplatesWords, SavedWords(sn, " of "+box, box),
 		UnsavedWords(sn, ""), UnsavedWords(sn, " (sn_1)"), RevokedWords(""), RevokedWords("sh_1"),
 		TrashedWords(box, time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC), time.UTC),
 		UntrashedWords(box, true), UntrashedWords(box, false), DeleteHistoryWords(box),
 		TrashCostWords("proxmox"), TrashCostWords("docker"), TrashCostWords("local"), TrashCostWords("tart"),
 		AlwaysWithUndoWords(box),
-		ExecutionMachineRefusalWords([]string{"Fix the sign-in flow"}, box),
-		ExecutionMachineRefusalWords([]string{"Fix the sign-in flow", "Write the API guide"}, box),
 	}
 	check := func(w string) {
 		t.Helper()

@@ -105,7 +105,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, boxes: opts.Boxes, throttle: newSignInThrottle(nil),
 		slowed: make(chan struct{}, maxSlowed), slowFor: time.Second}
-	s.rows, s.dialogs = pagemodel.NewBuilders(pagemodel.Parts{Core: opts.Core, Boxes: opts.Boxes, Contents: opts.Contents, Heads: opts.Heads,
+	s.rows, s.dialogs = pagemodel.NewBuilders(pagemodel.Parts{Core: opts.Core, Keeps: opts.Keeps, Boxes: opts.Boxes, Contents: opts.Contents, Heads: opts.Heads,
 		Tab: opts.Tab, Approvals: opts.Approvals, Restores: opts.Restores, Forks: opts.Forks, Logger: opts.Logger})
 	if opts.Core != nil {
 		s.healthz = &healthCheck{down: opts.Core.DatabaseDown}

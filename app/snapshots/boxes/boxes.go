@@ -28,7 +28,7 @@ func randomBoxName() string {
 // by name, or, for the person only, the parts given.
 func (s *Boxes) boxSpecOf(ctx context.Context, c snapshots.Caller, req *snapshots.BoxRequest, box providers.BoxIdentity) (providers.BoxSpec, error) {
 	if c.Kind == snapshots.CallerAgent {
-		if err := snapshots.AgentBoxFields(*req); err != nil {
+		if err := agentBoxFields(*req); err != nil {
 			return providers.BoxSpec{}, err
 		}
 	}
@@ -50,7 +50,7 @@ func (s *Boxes) boxSpecOf(ctx context.Context, c snapshots.Caller, req *snapshot
 				req.HasScreen, req.ScreenURL = true, t.ScreenURL
 			}
 			box.Kind = t.Kind
-			return t.Spec(box, req.Host), nil
+			return templateSpec(t, box, req.Host), nil
 		}
 		if _, ok := snapshots.AsRefusal(err); !ok || c.Kind == snapshots.CallerAgent {
 			return providers.BoxSpec{}, err
@@ -76,7 +76,7 @@ func (s *Boxes) boxSpecOf(ctx context.Context, c snapshots.Caller, req *snapshot
 	}
 	spec := providers.BoxSpec{Box: box, Template: req.Template, Adopt: req.Adopt, Command: req.Command, Host: req.Host}
 	if req.HasScreen {
-		spec.Publish = snapshots.ScreenPorts(req.ScreenURL)
+		spec.Publish = screenPorts(req.ScreenURL)
 	}
 	return spec, nil
 }

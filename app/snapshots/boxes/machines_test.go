@@ -69,7 +69,7 @@ func TestTabMachinesMatchesTheList(t *testing.T) {
 	}
 
 	ids := []string{"sn000000000003", "sn000000000010", "not-an-id", "sn999999999999"}
-	picked, err := e.Core.Pick(ctx, snapshots.Owner(), ids)
+	picked, err := e.Tab.Pick(ctx, snapshots.Owner(), ids)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestTabMachinesMatchesTheList(t *testing.T) {
 		}
 	}
 	// An agent picks only what it may see: none of another thread's.
-	agentPicked, err := e.Core.Pick(ctx, snapshots.Agent("th000000000002"), ids)
+	agentPicked, err := e.Tab.Pick(ctx, snapshots.Agent("th000000000002"), ids)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,8 +73,9 @@ type HistorySettings struct {
 // install, the record reads and locks, the guard, admission and an
 // operation's steps and end, the box log, and the snapshot operations a
 // release and a restore from the trash run (a delete, a final or undo
-// snapshot, a guest's stop, start and release); package seams makes one of
-// *snapshots.Service and the take's TakeUndo.
+// snapshot, a guest's release, and the recorder a guest's stop and start
+// leave their tasks with); package seams makes one of *snapshots.Service
+// and the take's TakeUndo.
 type kernel interface {
 	Engine() *operations.Engine
 	Install() string
@@ -96,9 +97,7 @@ type kernel interface {
 	Settings(ctx context.Context) (snapshots.Settings, error)
 	SnapshotByID(ctx context.Context, q db.DBTX, id string) (*snapshots.Snapshot, error)
 	SnapshotsOfBox(ctx context.Context, q db.DBTX, box string) ([]*snapshots.Snapshot, error)
-	StartGuest(ctx context.Context, op *snapshots.Operation, be snapshots.Backend, g providers.Guest) error
 	Step(ctx context.Context, op *snapshots.Operation, step string) error
-	StopGuest(ctx context.Context, op *snapshots.Operation, be snapshots.Backend, g providers.Guest) error
 	TakeUndo(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, resuming bool) (*snapshots.Snapshot, error)
 	TaskRecorder(op *snapshots.Operation) providers.Recorder
 	Thread(ctx context.Context, id string) (*snapshots.Thread, error)

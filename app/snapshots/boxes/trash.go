@@ -174,7 +174,7 @@ func (s *Boxes) runTrash(ctx context.Context, op *snapshots.Operation, b *snapsh
 			if ctx.Err() != nil {
 				return snapshots.ReleaseResult{}, ctx.Err()
 			}
-			return snapshots.ReleaseResult{}, s.trashFailed(ctx, op, b, releaseCouldNotStopWords(b.Name, snapshots.TaskFailedError(op, err)))
+			return snapshots.ReleaseResult{}, s.trashFailed(ctx, op, b, releaseCouldNotStopWords(b.Name, taskFailedError(op, err)))
 		}
 	}
 	if err := s.k.Step(ctx, op, snapshots.StepRecord); err != nil {
@@ -272,7 +272,7 @@ func (s *Boxes) makeInert(ctx context.Context, op *snapshots.Operation, b *snaps
 			return err
 		}
 	}
-	if err := s.k.StopGuest(ctx, op, be, g); err != nil && !errors.Is(err, providers.ErrNotFound) {
+	if err := s.stopGuest(ctx, op, be, g); err != nil && !errors.Is(err, providers.ErrNotFound) {
 		return err
 	}
 	t, ok := be.Snap.(providers.Trasher)
@@ -321,14 +321,14 @@ func (s *Boxes) runUntrash(ctx context.Context, op *snapshots.Operation, _ struc
 		// The start's task is left to the job's snooze where the backend
 		// can leave it: the step runs again as it resumes, gives back what
 		// was set aside again, and finds the guest running.
-		if err := s.k.StartGuest(ctx, op, be, g); err != nil {
+		if err := s.startGuest(ctx, op, be, g); err != nil {
 			if operations.Pending(err) {
 				return snapshots.UntrashResult{}, err
 			}
 			if ctx.Err() != nil {
 				return snapshots.UntrashResult{}, ctx.Err()
 			}
-			return snapshots.UntrashResult{}, s.untrashFailed(ctx, op, b, untrashStartWords(b.Name, snapshots.TaskFailedError(op, err)))
+			return snapshots.UntrashResult{}, s.untrashFailed(ctx, op, b, untrashStartWords(b.Name, taskFailedError(op, err)))
 		}
 	}
 	if err := s.k.Step(ctx, op, snapshots.StepRecord); err != nil {

@@ -235,3 +235,7 @@ func LogUntrashedWords(started bool) string {
 func LogForgottenWords(name, id, backend string) string {
 	return fmt.Sprintf("%s: its record only; its backend %s is not in settings, so it may still exist there and be billed", snapshots.NamedID(name, id), backend)
 }
+
+// agentNamesTemplateWords: an agent makes a box only from a box template,
+// and names one.
+const agentNamesTemplateWords = "An agent makes a box only from a box template, by name: name one in template."

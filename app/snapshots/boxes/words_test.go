@@ -29,7 +29,7 @@ func TestRefusalWordsShape(t *testing.T) {
 		inTrashAlreadyWords(box), notInTrashWords(box), forgetInSettingsWords(be),
 		templateKindWords, templateUserWords, envNameWords, templateLimitsWords, chooseBackendWords([]string{"local", be}),
 		templateSourceWords(200), templateCommandWords(4096), templateEnvWords(64),
-		releaseUnfinishedWords("pve-1 does not answer."),
+		releaseUnfinishedWords("pve-1 does not answer."), agentNamesTemplateWords,
 	}
 	for _, w := range words {
 		if w == "" || strings.TrimSpace(w) != w || strings.Contains(w, "  ") {

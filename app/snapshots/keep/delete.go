@@ -169,7 +169,7 @@ func (s *Keeps) DeleteWith(ctx context.Context, op *snapshots.Operation, sn *sna
 			return err
 		}
 	}
-	earlier, err := s.k.LastOnEarlier(ctx, sn, b)
+	earlier, err := s.lastOnEarlier(ctx, sn, b)
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,8 @@
 // of a snapshot's name and note (Rename, SetNote), an automatic snapshot's
 // save and unsave (Save, Unsave: it leaves or rejoins automatic history)
 // and a box's Delete history (DeleteHistory admits the operation, which
-// the sweeps' thinning runs).
+// the sweeps' thinning runs); KeepCeiling says why a Keep or a renewal is
+// refused while the rate held is past the ceiling, before the person asks.
 //
 // Keeps hold only what they use: the store, the engine, the clock and the
 // logger; what they need of the core (the backends, the settings, the

@@ -26,7 +26,7 @@ func (s *Keeps) Rename(ctx context.Context, c snapshots.Caller, boxRef, ref, nam
 			return err
 		}
 		if taken[name] {
-			return refusal(snapshots.CodeConflict, snapshots.NamedAlreadyWords(sn.BoxName, name))
+			return refusal(snapshots.CodeConflict, namedAlreadyWords(sn.BoxName, name))
 		}
 		return s.st.CoreSnapshotRename(ctx, tx, db.CoreSnapshotRenameParams{ID: sn.ID, Name: name})
 	})

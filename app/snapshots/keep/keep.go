@@ -119,7 +119,7 @@ func (s *Keeps) keepOrUnkeep(ctx context.Context, c snapshots.Caller, req snapsh
 			// Keeping or renewing a paid snapshot is refused while the rate
 			// held is past the ceiling, since a kept snapshot costs for as
 			// long as it is kept.
-			if err := s.k.CeilingAdmits(ctx, tx, c, sn.BackendID, snapshots.KeptCharge(sn), settings); err != nil {
+			if err := s.k.CeilingAdmits(ctx, tx, c, sn.BackendID, keptCharge(sn), settings); err != nil {
 				return err
 			}
 		}

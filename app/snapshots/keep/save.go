@@ -50,7 +50,7 @@ func (s *Keeps) Save(ctx context.Context, c snapshots.Caller, boxRef, ref, name 
 				return err
 			}
 			if taken[*newName] {
-				return refusal(snapshots.CodeConflict, snapshots.NamedAlreadyWords(sn.BoxName, *newName))
+				return refusal(snapshots.CodeConflict, namedAlreadyWords(sn.BoxName, *newName))
 			}
 		}
 		all, err := s.k.SnapshotsOfBox(ctx, tx, b.ID)

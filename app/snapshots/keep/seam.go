@@ -59,7 +59,6 @@ type kernel interface {
 	TaskRecorder(op *snapshots.Operation) providers.Recorder
 	MoveState(ctx context.Context, q db.DBTX, sn *snapshots.Snapshot, to, errWords string) error
 	Log(ctx context.Context, q db.DBTX, box, kind string, c snapshots.Caller, words, snapshot, op string, data any)
-	LastOnEarlier(ctx context.Context, sn *snapshots.Snapshot, b *snapshots.Box) (*providers.Guest, error)
 	ReleaseGuest(ctx context.Context, be snapshots.Backend, g providers.Guest, rec providers.Recorder) error
 }
 

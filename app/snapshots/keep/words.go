@@ -77,3 +77,8 @@ func savingPassesWords(box string, count, perBox int, name, del string) string {
 func undoNeverAutomaticWords(name string) string {
 	return fmt.Sprintf("‘%s’ is an undo: it is never automatic.", name)
 }
+
+// namedAlreadyWords refuses a name another snapshot of box holds.
+func namedAlreadyWords(box, name string) string {
+	return fmt.Sprintf("%s has a snapshot named ‘%s’ already.", box, name)
+}

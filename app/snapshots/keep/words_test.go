@@ -17,7 +17,8 @@ func TestRefusalWordsShape(t *testing.T) {
 	const box, sn = "amber-fox", "before the migration"
 	for _, w := range []string{keptUndoCountsWords(box, 5, 5, snapshots.DeleteWords([]string{"‘" + sn + "’"}, 0)),
 		keptUndoCountsWords(box, 5, 5, ""), keepFromTodayWords, keepAtMostWords(365),
-		savingPassesWords(box, 5, 5, sn, ""), undoNeverAutomaticWords(sn), onlyPersonDeletesHistoryWords} {
+		savingPassesWords(box, 5, 5, sn, ""), undoNeverAutomaticWords(sn), onlyPersonDeletesHistoryWords,
+		namedAlreadyWords(box, sn)} {
 		wordshape.Check(t, w)
 		if !strings.HasSuffix(w, ".") || strings.HasSuffix(w, "..") {
 			t.Errorf("%q does not end with one full stop", w)

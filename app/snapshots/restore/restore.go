@@ -125,7 +125,7 @@ func (s *Restores) executionMachineWords(ctx context.Context, c snapshots.Caller
 			names = append(names, t)
 		}
 	}
-	return snapshots.ExecutionMachineRefusalWords(names, b.Name)
+	return executionMachineRefusalWords(names, b.Name)
 }
 
 // Restore admits a restore: plan, guard, pin and record, admit the undo, all
@@ -319,10 +319,10 @@ func restoreStart(op *snapshots.Operation, order []providers.RestoreStep) int {
 	if op.Step == snapshots.StepUndos {
 		start = len(order)
 	}
-	if snapshots.IsCopyStep(op.Step) {
-		start = snapshots.IndexOf(order, providers.StepUndo) // the held copy is the undo
+	if IsCopyStep(op.Step) {
+		start = IndexOf(order, providers.StepUndo) // the held copy is the undo
 	}
-	if start < len(order) && string(order[start]) == op.Step && snapshots.ProviderStep(order[start]) && snapshots.StepTaskDone(op) {
+	if start < len(order) && string(order[start]) == op.Step && ProviderStep(order[start]) && snapshots.StepTaskDone(op) {
 		// The job snoozed on this step's own task, which ended OK: the
 		// step is done, and the restore goes on from the next, which snoozes
 		// on its own (the swap's adoption reads a task ended OK as its own
@@ -339,7 +339,7 @@ func restoreStart(op *snapshots.Operation, order []providers.RestoreStep) int {
 func (s *Restores) restoreAskedBefore(ctx context.Context, r *restoreRun) error {
 	if r.resuming {
 		var err error
-		if r.asked, err = snapshots.LoggedBefore(ctx, s.st, r.op, r.b.ID, snapshots.EvRestoreAsked); err != nil {
+		if r.asked, err = LoggedBefore(ctx, s.st, r.op, r.b.ID, snapshots.EvRestoreAsked); err != nil {
 			return err
 		}
 	}
@@ -384,7 +384,7 @@ func (s *Restores) restoreStep(ctx context.Context, r *restoreRun, i int) (stop 
 		if op.BoxRan != nil {
 			r.wasRunning = *op.BoxRan
 		}
-	case !(step == providers.StepUndo && snapshots.IsCopyStep(op.Step)):
+	case !(step == providers.StepUndo && IsCopyStep(op.Step)):
 		if err := s.k.Step(ctx, op, string(step)); err != nil {
 			return true, err
 		}
@@ -845,7 +845,7 @@ func restoreGuarded(c snapshots.Caller, b *snapshots.Box, guard []string, req sn
 // the ceiling.
 func (s *Restores) undoAdmits(ctx context.Context, c snapshots.Caller, b *snapshots.Box, be snapshots.Backend, plan providers.SnapshotPlan, settings snapshots.Settings) error {
 	if plan.Restore.Undo == providers.UndoNone {
-		return refusal(snapshots.CodePlan, snapshots.NoUndoNotRestoredWords(b.Name, be.Label))
+		return refusal(snapshots.CodePlan, noUndoNotRestoredWords(b.Name, be.Label))
 	}
 	if err := s.k.RoomFor(ctx, c, b, be, plan, settings, plan.Restore.UndoBytes); err != nil {
 		return undoRoomWords(c, err)

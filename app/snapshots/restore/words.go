@@ -333,3 +333,28 @@ func ResetNotBuiltWords(be snapshots.Backend, b *snapshots.Box) string {
 func LogHeldUndoTakenWords(name, id, ref, host string) string {
 	return fmt.Sprintf("%s, the undo of this restore: held copy %s of the stopped guest on %s; Undo swaps it in", snapshots.NamedID(name, id), ref, host)
 }
+
+// noUndoNotRestoredWords: a restore takes an undo first, so with none it
+// is not restored.
+func noUndoNotRestoredWords(box, backend string) string {
+	return strings.TrimSuffix(snapshots.NoUndoCanBeTakenWords(box, backend), ".") + ", so it is not restored."
+}
+
+// A box threads run on: its restores are off until Settings turns them on,
+// as a turn could still start on it during a restore.
+
+const executionOff = "Restores of boxes threads run on are off"
+
+// ExecutionRestoresOffWords says why a box threads run on is not restored
+// while Settings keeps "Restores of boxes threads run on" off.
+const ExecutionRestoresOffWords = executionOff + ": move its threads off it first."
+
+// executionMachineRefusalWords refuses such a restore, naming the threads
+// that run on the box.
+func executionMachineRefusalWords(threads []string, box string) string {
+	verb := "runs"
+	if len(threads) > 1 {
+		verb = "run"
+	}
+	return fmt.Sprintf(executionOff+": %s %s on %s. Move its threads off it first.", strings.Join(threads, " and "), verb, box)
+}

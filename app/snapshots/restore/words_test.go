@@ -51,6 +51,9 @@ func TestRestoreRefusalWordsShape(t *testing.T) {
 		cannotReadLoginsWords(be, box), notFromTemplateWords(box), templateElsewhereWords("dev", be, box, "local"),
 		ResetDoneWords(box, ResetResult{Template: "dev", Kept: []string{".ssh"}, Skipped: []string{"big is 2.0 MiB, over 1 MiB"}, UndoName: "before the reset at 10:42"}),
 		ResetNotBuiltWords(snapshots.Backend{Label: be}, &snapshots.Box{Name: box}),
+		noUndoNotRestoredWords(box, be), ExecutionRestoresOffWords,
+		executionMachineRefusalWords([]string{"Fix the sign-in flow"}, box),
+		executionMachineRefusalWords([]string{"Fix the sign-in flow", "Write the API guide"}, box),
 	}
 	check := func(w string) {
 		t.Helper()

@@ -22,6 +22,7 @@ import (
 // each backend's kinds of box (BoxKinds) and one live box of each kind
 // (LiveBoxPerKind). Each reads through the store's Reader, so a page that
 // asks within one read (store.ReadOnce) gets rows and counts of one moment.
+// Pick reads the snapshots the Select mode picked, by ID.
 type Tab struct {
 	st     *store.Store
 	k      kernel

@@ -82,7 +82,7 @@ func (s *Take) TakeAutomatic(ctx context.Context, boxID, why string) (*snapshots
 			return fmt.Errorf("record automatic snapshot: %w", err)
 		}
 		sn.Automatic = true
-		if err := s.k.RecordPrice(ctx, tx, sn, snapping); err != nil {
+		if err := s.recordPrice(ctx, tx, sn, snapping); err != nil {
 			return err
 		}
 		reserved, err := s.k.ReserveRoom(ctx, tx, c, b, be, plan, settings, plan.Take.AddsBytes)

@@ -56,13 +56,11 @@ type kernel interface {
 	RoomFor(ctx context.Context, c snapshots.Caller, b *snapshots.Box, be snapshots.Backend, plan providers.SnapshotPlan, st snapshots.Settings, adds *int64) error
 	ReserveRoom(ctx context.Context, tx pgx.Tx, c snapshots.Caller, b *snapshots.Box, be snapshots.Backend, plan providers.SnapshotPlan, st snapshots.Settings, adds *int64) (*snapshots.Reserved, error)
 	CeilingAdmits(ctx context.Context, tx db.DBTX, c snapshots.Caller, backendID string, charge snapshots.Charge, st snapshots.Settings) error
-	RecordPrice(ctx context.Context, tx pgx.Tx, sn *snapshots.Snapshot, snapping *providers.Snapshotting) error
 	Unsettled(ctx context.Context, q db.DBTX, b *snapshots.Box) error
 	Admit(ctx context.Context, tx pgx.Tx, r snapshots.OpRequest) (*snapshots.Operation, error)
 	Step(ctx context.Context, op *snapshots.Operation, step string) error
 	End(ctx context.Context, op *snapshots.Operation, state, errWords, observed string) error
 	TaskRecorder(op *snapshots.Operation) providers.Recorder
-	FindHeld(ctx context.Context, be snapshots.Backend, id string) (providers.HeldSnapshot, bool, error)
 	MoveState(ctx context.Context, q db.DBTX, sn *snapshots.Snapshot, to, errWords string) error
 	MarkTaken(ctx context.Context, sn *snapshots.Snapshot, t providers.SnapshotTaken, took time.Duration, ev *snapshots.TakenEvent) error
 	Log(ctx context.Context, q db.DBTX, box, kind string, c snapshots.Caller, words, snapshot, op string, data any)

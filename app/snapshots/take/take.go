@@ -484,7 +484,7 @@ func (s *Take) takeOnBackend(ctx context.Context, op *snapshots.Operation, param
 	if resuming {
 		// The take may have happened before the restart: look for its
 		// label before taking again.
-		if held, ok, herr := s.k.FindHeld(ctx, be, sn.ID); herr == nil && ok {
+		if held, ok, herr := s.findHeld(ctx, be, sn.ID); herr == nil && ok {
 			if held.Incomplete {
 				return taken, true, s.incompleteTake(ctx, op, sn, b, held.Error)
 			}

@@ -26,7 +26,7 @@ func (s *Take) TakeUndo(ctx context.Context, op *snapshots.Operation, b *snapsho
 	var taken providers.SnapshotTaken
 	found := false
 	if resuming {
-		if held, ok, err := s.k.FindHeld(ctx, be, undo.ID); err == nil && ok && !held.Incomplete {
+		if held, ok, err := s.findHeld(ctx, be, undo.ID); err == nil && ok && !held.Incomplete {
 			taken = providers.SnapshotTaken{Ref: held.Ref.Ref, Storage: held.Storage, CapturedAt: held.TakenAt, Holds: held.Holds,
 				Size: held.Size, ResetVersion: held.Label.ResetVersion}
 			found = true
@@ -82,7 +82,7 @@ func (s *Take) RecordUndo(ctx context.Context, op *snapshots.Operation, b *snaps
 			if err != nil {
 				return err
 			}
-			name := snapshots.UniqueTimedName(undoNameOf(op, tz), op.CreatedAt, tz, taken)
+			name := uniqueTimedName(undoNameOf(op, tz), op.CreatedAt, tz, taken)
 			owner, ownerThread := snapshots.OwnerOf(b)
 			snapping := be.Snap.Snapshotting(b.Kind)
 			excludes := ""
@@ -100,7 +100,7 @@ func (s *Take) RecordUndo(ctx context.Context, op *snapshots.Operation, b *snaps
 			if err != nil {
 				return err
 			}
-			if err := s.k.RecordPrice(ctx, tx, undo, snapping); err != nil {
+			if err := s.recordPrice(ctx, tx, undo, snapping); err != nil {
 				return err
 			}
 			if err := s.st.CoreOpSetUndo(ctx, tx, db.CoreOpSetUndoParams{ID: op.ID, UndoID: id}); err != nil {

@@ -30,7 +30,7 @@ func (dlg *DialogBuilder) BulkDialog(r Request, act string, ids []string) (Dialo
 		back = "/boxes/snapshots"
 	}
 	// The selected snapshots alone, with their boxes and pins.
-	picked, err := dlg.core.Pick(ctx, snapshots.Owner(), ids)
+	picked, err := dlg.rows.tab.Pick(ctx, snapshots.Owner(), ids)
 	if err != nil {
 		return Dialog{}, nil, err
 	}
@@ -70,7 +70,7 @@ func (dlg *DialogBuilder) BulkDialog(r Request, act string, ids []string) (Dialo
 		}
 		if werr == nil && act != "delete" {
 			// Keep and renewals past the paid ceiling: its words for each.
-			if w := dlg.core.KeepCeiling(ctx, sn); w != "" {
+			if w := dlg.rows.keeps.KeepCeiling(ctx, sn); w != "" {
 				werr = &snapshots.Refusal{Code: snapshots.CodeLimit, Words: w}
 			}
 		}

@@ -36,7 +36,7 @@ func TestReleaseDialogSaysWhatGoes(t *testing.T) {
 	if got := e.Wait(t, op); got.State != snapshots.OpDone {
 		t.Fatalf("keep ended %s: %s", got.State, coretest.Deref(got.Error))
 	}
-	_, dlg := NewBuilders(Parts{Core: e.Core, Boxes: e.Boxes, Contents: e.Contents, Heads: e.Heads, Tab: e.Tab,
+	_, dlg := NewBuilders(Parts{Core: e.Core, Keeps: e.Keeps, Boxes: e.Boxes, Contents: e.Contents, Heads: e.Heads, Tab: e.Tab,
 		Approvals: e.Approvals, Restores: e.Restores, Forks: e.Forks, Logger: e.Logger})
 	p, err := dlg.ReleaseDialog(ctxOnly{ctx}, b.Name)
 	if err != nil {

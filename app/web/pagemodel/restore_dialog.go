@@ -35,7 +35,7 @@ func (dlg *DialogBuilder) RestoreDialog(r Request, boxRef, ref string) (Dialog, 
 		d.Disabled, d.Error = true, RefusalWords(err)
 		return d, nil
 	case dlg.rows.RestoresOff(ctx, b):
-		d.Disabled, d.Error = true, snapshots.ExecutionRestoresOffWords
+		d.Disabled, d.Error = true, restore.ExecutionRestoresOffWords
 		return d, nil
 	case plan.Locked != nil:
 		d.Disabled, d.Error = true, snapshots.LockedWords(be.Label, b.Name, plan.Locked.Lock, plan.Locked.Fix)

@@ -13,6 +13,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
+	"github.com/boxsnap/boxsnap/app/snapshots/keep"
 	"github.com/boxsnap/boxsnap/app/snapshots/plans"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
@@ -32,6 +33,8 @@ type RowBuilder struct {
 	contents *contents.Contents
 	plans    *PlanCache
 	heads    *heads.Heads
+	// keeps says why a Keep is off while the rate is past the ceiling.
+	keeps *keep.Keeps
 	// tab and approvals are read for the line under the tabs.
 	tab       *tab.Tab
 	approvals *approvals.Approvals
@@ -242,7 +245,7 @@ func (rb *RowBuilder) actions(r *SnapRow, b *snapshots.Box, sn *snapshots.Snapsh
 	case snapping == nil || snapping.Restore == providers.RestoreNone:
 		r.Restore.Why = fmt.Sprintf("Boxes on %s cannot be restored.", rb.WhereWords(b))
 	case rb.RestoresOff(rc.ctx, b):
-		r.Restore.Why = snapshots.ExecutionRestoresOffWords
+		r.Restore.Why = restore.ExecutionRestoresOffWords
 	default:
 		r.Restore.Why = elig(snapshots.ActRestore, snapshots.ChangeRestore)
 		// Beyond the folders here, the snapshot's own plan says whether it
@@ -449,7 +452,7 @@ func (rb *RowBuilder) moveItems(b *snapshots.Box, sn *snapshots.Snapshot, base, 
 // ceilingWhy is why Keep or "Keep 30 more days" is off for sn: the
 // ceiling's words where the rate held is past it.
 func (rb *RowBuilder) ceilingWhy(ctx context.Context, _ *snapshots.Box, sn *snapshots.Snapshot) string {
-	return rb.core.KeepCeiling(ctx, sn)
+	return rb.keeps.KeepCeiling(ctx, sn)
 }
 
 // RestoresOff reports whether the person's restore of b is off: threads

@@ -59,7 +59,7 @@ func TestRowOffersWhatItsStateAllows(t *testing.T) {
 		t.Fatalf("the failing take ended %s", got.State)
 	}
 
-	rb, _ := NewBuilders(Parts{Core: e.Core, Boxes: e.Boxes, Contents: e.Contents, Heads: e.Heads, Tab: e.Tab,
+	rb, _ := NewBuilders(Parts{Core: e.Core, Keeps: e.Keeps, Boxes: e.Boxes, Contents: e.Contents, Heads: e.Heads, Tab: e.Tab,
 		Approvals: e.Approvals, Restores: e.Restores, Forks: e.Forks, Logger: e.Logger})
 	list, err := e.Core.List(ctx, owner, snapshots.ListQuery{Box: b.ID})
 	if err != nil || len(list) != 1 {
