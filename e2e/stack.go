@@ -135,6 +135,10 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 	if err != nil {
 		return nil, err
 	}
+	// This process is a host, as serve's is: the Hosts page lists it.
+	if err := sm.Hosts.Seen(ctx); err != nil {
+		return nil, err
+	}
 	kp, bx, tk, rs, fk, sw := sm.Keeps, sm.Boxes, sm.Take, sm.Restores, sm.Forks, sm.Sweeps
 	cont, ap, pics, hd := sm.Contents, sm.Approvals, sm.Pictures, sm.Heads
 	if opts.Pictures != nil {

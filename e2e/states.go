@@ -402,6 +402,7 @@ func (sc *Scene) otherStates() []State {
 		{Name: "settings-agents", Path: "/settings/snapshots/agents"},
 		{Name: "settings-paid", Path: "/settings/snapshots/paid"},
 		{Name: "settings-backends", Path: "/settings/snapshots/backends"},
+		{Name: "settings-hosts", Path: "/settings/hosts"},
 		{Name: "requests-page", Path: "/approvals"},
 		{Name: "box-page-with-a-request", Path: "/boxes/sage-wren"},
 		{Name: "keep-30-more-days", Path: "/boxes/tawny-moss"},
