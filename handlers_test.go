@@ -46,22 +46,48 @@ func routeTable(t *testing.T, dir string) []route {
 		if !ok || lit.Kind != token.STRING {
 			return true
 		}
-		h, ok := call.Args[1].(*ast.SelectorExpr)
-		if !ok {
+		handler := handlerOf(call.Args[1])
+		if handler == "" {
 			return true
 		}
 		path, err := strconv.Unquote(lit.Value)
 		if err != nil {
 			t.Fatal(err)
 		}
-		routes = append(routes, route{method: method, path: path, handler: h.Sel.Name})
+		routes = append(routes, route{method: method, path: path, handler: handler})
 		return true
 	})
 	return routes
 }
 
-// methodFiles gives the file (its name, without .go) of each method declared
-// in dir's non-test Go files.
+// handlerOf is the name of a route's handler: a method of the server
+// (s.resetBox), or a function of it called from the route's one-line
+// closure (func(w, r) { setHead(s, w, r) }); "" for anything else.
+func handlerOf(e ast.Expr) string {
+	switch h := e.(type) {
+	case *ast.SelectorExpr:
+		return h.Sel.Name
+	case *ast.FuncLit:
+		if len(h.Body.List) != 1 {
+			return ""
+		}
+		stmt, ok := h.Body.List[0].(*ast.ExprStmt)
+		if !ok {
+			return ""
+		}
+		call, ok := stmt.X.(*ast.CallExpr)
+		if !ok {
+			return ""
+		}
+		if fn, ok := call.Fun.(*ast.Ident); ok {
+			return fn.Name
+		}
+	}
+	return ""
+}
+
+// methodFiles gives the file (its name, without .go) of each method and
+// function declared in dir's non-test Go files.
 func methodFiles(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
@@ -79,7 +105,7 @@ func methodFiles(t *testing.T, dir string) map[string]string {
 			t.Fatal(err)
 		}
 		for _, d := range f.Decls {
-			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil {
+			if fn, ok := d.(*ast.FuncDecl); ok {
 				out[fn.Name.Name] = strings.TrimSuffix(filepath.Base(path), ".go")
 			}
 		}

@@ -39,7 +39,7 @@ func (s *server) releaseBox(w http.ResponseWriter, r *http.Request) {
 	}
 	if dry {
 		plan, err := s.plans.Release(r.Context(), caller(r), ref, r.URL.Query().Get("deleteKept") == "true")
-		s.answerDry(w, r, plan, err)
+		s.answer(w, r, plan, err)
 		return
 	}
 	op, err := release(r.Context(), caller(r), ref, request)

@@ -1,8 +1,9 @@
 package api
 
 import (
-	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/wire"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
@@ -42,7 +43,7 @@ func (s *server) resetBox(w http.ResponseWriter, r *http.Request) {
 	}
 	if dry {
 		plan, err := s.plans.Reset(r.Context(), caller(r), restore.ResetRequest{Box: box, KeepLogins: body.KeepLogins, Template: body.Template, Force: body.Force})
-		s.answerDry(w, r, plan, err)
+		s.answer(w, r, plan, err)
 		return
 	}
 	op, err := s.restores.Resets().Reset(r.Context(), c, restore.ResetRequest{Box: box, KeepLogins: body.KeepLogins,

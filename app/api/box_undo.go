@@ -37,7 +37,7 @@ func (s *server) undoBox(w http.ResponseWriter, r *http.Request) {
 	}
 	if dry {
 		plan, err := s.plans.Undo(r.Context(), caller(r), box, body.Force)
-		s.answerDry(w, r, plan, err)
+		s.answer(w, r, plan, err)
 		return
 	}
 	op, err := s.restores.Resets().UndoNewest(r.Context(), c, box, body.Request, body.Force)

@@ -2,10 +2,10 @@ package api
 
 import "net/http"
 
-// answerDry answers a dry run (a destructive tool's dry_run, a route's
-// ?dry_run=true): the plan the real call would carry out, after every
-// check it runs, or err, the refusal it would give; nothing changes.
-func (s *server) answerDry(w http.ResponseWriter, r *http.Request, plan any, err error) {
+// answer answers v, or the refusal err says: a dry run's plan (a
+// destructive tool's dry_run, a route's ?dry_run=true) the real call would
+// carry out, after every check it runs, changing nothing; a host's record.
+func (s *server) answer(w http.ResponseWriter, r *http.Request, plan any, err error) {
 	if err != nil {
 		s.fail(w, r, err)
 		return

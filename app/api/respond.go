@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 	"net/url"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/boxsnap/boxsnap/app/wire"
 
 	"github.com/go-chi/chi/v5"
 

@@ -75,7 +75,10 @@ func (s *server) routes() *chi.Mux {
 		r.Post("/boxes/{box}/release", s.releaseBox)
 		r.Post("/boxes/{box}/reset", s.resetBox)
 		r.Post("/boxes/{box}/undo", s.undoBox)
-		hostRoutes(s, r)
+		r.Post("/boxes/{box}/move", func(w http.ResponseWriter, r *http.Request) { moveBox(s, w, r) })
+		r.Get("/hosts", func(w http.ResponseWriter, r *http.Request) { showHosts(s, w, r) })
+		r.Post("/hosts/{host}/gone", func(w http.ResponseWriter, r *http.Request) { goneHost(s, w, r) })
+		r.Post("/hosts/{host}/takeover", func(w http.ResponseWriter, r *http.Request) { takeoverHost(s, w, r) })
 
 		// The trash.
 		r.Get("/trash", s.listTrash)

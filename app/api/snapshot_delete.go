@@ -28,7 +28,7 @@ func (s *server) deleteSnapshot(w http.ResponseWriter, r *http.Request) {
 	}
 	if dry {
 		plan, err := s.plans.Delete(r.Context(), caller(r), snapshots.DeleteRequest{Box: box, Snapshot: ref})
-		s.answerDry(w, r, plan, err)
+		s.answer(w, r, plan, err)
 		return
 	}
 	op, err := s.keeps.Delete(r.Context(), caller(r), snapshots.DeleteRequest{Box: box, Snapshot: ref, RequestID: request})

@@ -1,9 +1,10 @@
 package api
 
 import (
-	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 	"strconv"
+
+	"github.com/boxsnap/boxsnap/app/wire"
 
 	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/providers"

@@ -2,10 +2,11 @@ package api
 
 import (
 	"fmt"
-	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/boxsnap/boxsnap/app/wire"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"

@@ -2,9 +2,10 @@ package api
 
 import (
 	"context"
-	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
 	"time"
+
+	"github.com/boxsnap/boxsnap/app/wire"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )

@@ -1,8 +1,9 @@
 package api
 
 import (
-	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/wire"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
@@ -40,7 +41,7 @@ func (s *server) restoreSnapshot(w http.ResponseWriter, r *http.Request) {
 	}
 	if dry {
 		plan, err := s.plans.Restore(r.Context(), caller(r), snapshots.RestoreRequest{Box: box, Snapshot: ref, Replace: true, NoUndo: body.NoUndo, Force: body.Force})
-		s.answerDry(w, r, plan, err)
+		s.answer(w, r, plan, err)
 		return
 	}
 	op, err := s.restores.Restore(r.Context(), c, snapshots.RestoreRequest{Box: box, Snapshot: ref, Replace: true,

@@ -1,8 +1,9 @@
 package api
 
 import (
-	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/wire"
 
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )

@@ -1,8 +1,9 @@
 package api
 
 import (
-	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/wire"
 )
 
 // listTemplates answers the box templates: the whole of each for the

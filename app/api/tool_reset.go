@@ -54,7 +54,7 @@ func (s *server) toolReset(w http.ResponseWriter, r *http.Request) {
 	}
 	if p.DryRun {
 		plan, err := s.plans.Reset(r.Context(), caller(r), restore.ResetRequest{Box: p.Box, KeepLogins: p.KeepLogins, Template: p.Template})
-		s.answerDry(w, r, plan, err)
+		s.answer(w, r, plan, err)
 		return
 	}
 	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {
@@ -105,7 +105,7 @@ func (s *server) toolUndo(w http.ResponseWriter, r *http.Request) {
 	}
 	if p.DryRun {
 		plan, err := s.plans.Undo(r.Context(), caller(r), p.Box, false)
-		s.answerDry(w, r, plan, err)
+		s.answer(w, r, plan, err)
 		return
 	}
 	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {

@@ -57,7 +57,7 @@ func (s *server) toolRestore(w http.ResponseWriter, r *http.Request) {
 	}
 	if p.DryRun {
 		plan, err := s.plans.Restore(r.Context(), caller(r), snapshots.RestoreRequest{Box: p.Box, Snapshot: p.Snapshot, Replace: true})
-		s.answerDry(w, r, plan, err)
+		s.answer(w, r, plan, err)
 		return
 	}
 	if p.Replace == nil || !*p.Replace {

@@ -51,7 +51,7 @@ func (s *server) toolSnapshotDelete(w http.ResponseWriter, r *http.Request) {
 	}
 	if p.DryRun {
 		plan, err := s.plans.Delete(r.Context(), caller(r), snapshots.DeleteRequest{Box: p.Box, Snapshot: p.Snapshot})
-		s.answerDry(w, r, plan, err)
+		s.answer(w, r, plan, err)
 		return
 	}
 	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {

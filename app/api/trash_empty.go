@@ -15,7 +15,7 @@ func (s *server) emptyTrash(w http.ResponseWriter, r *http.Request) {
 		if err = checkRef("box", param(r, "box")); err == nil {
 			plan, err = s.plans.EmptyTrash(r.Context(), caller(r), param(r, "box"))
 		}
-		s.answerDry(w, r, plan, err)
+		s.answer(w, r, plan, err)
 		return
 	}
 	if err != nil {

@@ -2,8 +2,9 @@ package api
 
 import (
 	"context"
-	"github.com/boxsnap/boxsnap/app/wire"
 	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/wire"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
