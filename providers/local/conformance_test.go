@@ -35,6 +35,9 @@ func TestConformance(t *testing.T) {
 func TestConformanceOverSharedTrees(t *testing.T) {
 	t.Parallel()
 	if why, _ := local.ProbeLoop(t.TempDir()); why != "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("a box cannot be a file system of its own here: " + why)
+		}
 		t.Skip("a box cannot be a file system of its own here: " + why)
 	}
 	providertest.Run(t, harness(func(t *testing.T) *local.Backend {

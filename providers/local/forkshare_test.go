@@ -27,7 +27,7 @@ func shareEnv(t *testing.T, bound int64) env {
 	t.Helper()
 	e := imageEnv(t, bound)
 	if why, _ := overlay.Probe(t.TempDir()); why != "" {
-		t.Skip("forks cannot share a tree here: " + why)
+		skipOrFailInCI(t, "forks cannot share a tree here: "+why)
 	}
 	return e
 }
@@ -398,7 +398,7 @@ func TestASharedForksCostIsWhatItAloneHolds(t *testing.T) {
 func TestASharedForksJournalTakeEqualsWalkTake(t *testing.T) {
 	loopOrSkip(t)
 	if why, _ := overlay.Probe(t.TempDir()); why != "" {
-		t.Skip("forks cannot share a tree here: " + why)
+		skipOrFailInCI(t, "forks cannot share a tree here: "+why)
 	}
 	seed := journalSeed(t)
 	je := setupJournal(t, t.TempDir(), Config{DiskImages: true})
