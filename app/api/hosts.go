@@ -10,6 +10,6 @@ import (
 // one answers. The hosts' handlers are functions, as setHead is, not more
 // of the server's methods.
 func showHosts(s *server, w http.ResponseWriter, r *http.Request) {
-	list, err := s.hosts.List(r.Context())
+	list, err := s.hosts.List(r.Context(), caller(r))
 	s.answer(w, r, wire.HostsAnswer{Hosts: list, This: s.hosts.This()}, err)
 }

@@ -8,7 +8,8 @@ import (
 
 // TestHostsOverTheAPI: GET /hosts lists the hosts, this one among them; a
 // move of a local box to another host is refused in words while its
-// snapshots are on its host only, and by an agent; a host seen alive can be
+// snapshots are on its host only, and by an agent, who may not list the
+// hosts either (their box counts hold other threads'); a host seen alive can be
 // neither marked gone nor taken over. Each answer fits its schema.
 func TestHostsOverTheAPI(t *testing.T) {
 	t.Parallel()
@@ -37,6 +38,7 @@ func TestHostsOverTheAPI(t *testing.T) {
 			"vivid-moss's snapshots are on host " + this + " only; set a content store to move boxes between hosts."},
 		{"Error", e.call(t, "POST", "/boxes/vivid-moss/move", token, map[string]any{"host": "host-b"}), 403,
 			"Only the person moves boxes between hosts and takes hosts over."},
+		{"Error", e.call(t, "GET", "/hosts", token, nil), 403, "Only the person sees the hosts."},
 		{"Error", e.call(t, "POST", "/boxes/vivid-moss/move", e.owner, map[string]any{}), 400, ""},
 		{"Error", e.call(t, "POST", "/hosts/host-b/gone", e.owner, nil), 409, ""},
 		{"Error", e.call(t, "POST", "/hosts/host-b/takeover", e.owner, nil), 409, ""},

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/hosts"
 	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 	"github.com/boxsnap/boxsnap/views"
@@ -29,7 +30,7 @@ type hostRow struct {
 
 // showHosts is the Hosts page.
 func showHosts(s *Server, w http.ResponseWriter, r *http.Request) {
-	list, err := s.opts.Hosts.List(r.Context())
+	list, err := s.opts.Hosts.List(r.Context(), snapshots.Owner())
 	if err != nil {
 		s.fail(w, r, err)
 		return

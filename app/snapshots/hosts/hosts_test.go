@@ -84,7 +84,7 @@ func TestHostsSeen(t *testing.T) {
 	pool := dbtest.New(t)
 	a := hostEnv(t, pool, "host-a", false, nil)
 	hostEnv(t, pool, "host-b", false, nil)
-	list, err := a.Hosts.List(context.Background())
+	list, err := a.Hosts.List(context.Background(), snapshots.Owner())
 	if err != nil {
 		t.Fatal(err)
 	}

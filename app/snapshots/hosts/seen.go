@@ -61,7 +61,10 @@ func (h *Hosts) Beat(ctx context.Context) {
 }
 
 // List is every host that ran boxsnap on this database, by name.
-func (h *Hosts) List(ctx context.Context) ([]Host, error) {
+func (h *Hosts) List(ctx context.Context, c snapshots.Caller) ([]Host, error) {
+	if !c.IsPerson() {
+		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: hostsPersonOnlyWords}
+	}
 	rows, err := h.st.Hosts(ctx, h.st.Pool)
 	if err != nil {
 		return nil, fmt.Errorf("read the hosts: %w", err)

@@ -72,6 +72,10 @@ func busyWords(box string) string {
 	return fmt.Sprintf("%s has an operation running; move it when that ends.", box)
 }
 
+// hostsPersonOnlyWords: the hosts asked by an agent, whose token reaches
+// its own thread's boxes only (a host's count of boxes holds others').
+const hostsPersonOnlyWords = "Only the person sees the hosts."
+
 // personOnlyWords: a move or a takeover asked by an agent.
 const personOnlyWords = "Only the person moves boxes between hosts and takes hosts over."
 
