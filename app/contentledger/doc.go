@@ -1,6 +1,6 @@
 // Package contentledger is the record in PostgreSQL of the local
 // backend's content store (an S3 bucket): which objects it holds, which
-// snapshot names which object, and the claims of takes shipping objects
+// snapshot holds which object, and the claims of takes shipping objects
 // now. Its Ledger answers the local backend's ship.Ledger, and its Sweep,
 // run periodically by any process, deletes from the bucket the objects
 // nothing names, and only those: freeing is decided here, never by
@@ -18,6 +18,55 @@
 // claim lasts Grace (a killed take's objects stay that long), and naming
 // an object whose row a sweep forgot fails (a foreign key), so no snapshot
 // names an object the bucket lacks.
+//
+// # A take costs what changed
+//
+// A snapshot is recorded over a base, the snapshot its take followed
+// (content_snapshots.base_id): it names (content_names) only the keys its
+// base does not hold, and drops (content_drops) the keys its base holds
+// that it does not. What it holds in full is its base's set, less its
+// drops, plus its names; a snapshot with no base names all it holds, as
+// every snapshot recorded before bases did. A take after 1 % churn so
+// writes about 1 % of the tree's keys as rows, where naming every key
+// wrote the whole tree (45,000 rows and their two indexes a take of
+// /usr/share).
+//
+// The rule the sweep keeps is unchanged: an object is deleted only when
+// no row of content_names names it. It holds because every key a
+// snapshot holds is named by it or by one of its bases, and a base lives
+// as long as anything is recorded over it (a foreign key): deleting a
+// snapshot (Unname) hands its names and drops down to each child in one
+// transaction. A child then names what it held through the deleted
+// snapshot and the new base does not hold, and drops what the new base
+// holds and it does not; what it holds in full is unchanged, and at every
+// commit each key it holds is named. A kill anywhere in a hand-down rolls
+// it all back. Hand-downs run one at a time (a transaction's advisory
+// lock, then the deleted snapshot's row FOR UPDATE), so the deletes of a
+// snapshot and of its child never wait on each other's rows in turn.
+//
+// A take claims only the keys its base does not hold: those its base
+// holds are named while the base lives, and stay in the bucket. It names
+// over the base in one transaction that first locks the base's row (FOR
+// KEY SHARE, which a hand-down's FOR UPDATE waits for) and checks that the
+// base holds exactly the keys the take listed for it (their count and
+// digest, recorded per snapshot); the base's keys were named, hence in
+// the bucket, from the base's own naming until this commit, and named by
+// the new snapshot's chain after it. When the base was deleted in the
+// middle of the take, or holds other keys, the naming records nothing and
+// answers so: the take then claims every key it holds, puts again what a
+// sweep freed meanwhile, and names them all with no base, exactly as a
+// first take does.
+//
+// Why deltas over a base rather than the alternatives, measured on this
+// machine's PostgreSQL with 45,000 keys and 1 % churn (figures in the
+// commit that chose it): naming every key costs the whole tree each take;
+// a key array per snapshot with a GIN index costs the whole array each
+// take too and makes the sweep's "does anything name this key" a GIN
+// lookup over every snapshot's array; name sets shared between snapshots
+// still need a new set whenever one key changes. Deltas cost rows in
+// proportion to the change, leave the sweep's lookup an index probe on
+// content_names, and pay the tree's size only when a snapshot with no
+// base is deleted under a child (its names move down once).
 //
 // It imports app/store/db and pgx; it must never import app/web, app/api,
 // app/cli, jobs or providers/ (the bucket is reached through Deleter).

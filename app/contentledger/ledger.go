@@ -2,11 +2,9 @@ package contentledger
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/boxsnap/boxsnap/app/store/db"
@@ -33,6 +31,9 @@ type hooks struct {
 	// deleted runs in a sweep after it deleted a batch's objects in the
 	// bucket, before it commits; an error stops the sweep there.
 	deleted func() error
+	// naming and handDown run before each step of a naming or a
+	// hand-down, in its transaction; an error stops it there.
+	naming, handDown func(step string) error
 }
 
 // New is the ledger on pool.
@@ -88,42 +89,27 @@ func (l *Ledger) Stored(ctx context.Context, keys []string) error {
 	})
 }
 
-// Name records that snapshot names keys, in one transaction. It fails
-// when a sweep forgot one of them (its claim ran out): the take then ships
-// again.
+// Name records that snapshot names keys, all it holds, in one
+// transaction. It fails when a sweep freed one of them (its claim ran
+// out): the take then ships again.
 func (l *Ledger) Name(ctx context.Context, snapshot string, keys []string) error {
-	tx, err := l.pool.Begin(ctx)
-	if err != nil {
-		return fmt.Errorf("name snapshot %s's objects: %w", snapshot, err)
-	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	err = inBatches(keys, func(part []string) error {
-		return l.q.ContentName(ctx, tx, db.ContentNameParams{SnapshotID: snapshot, Keys: part})
-	})
-	if err == nil {
-		err = tx.Commit(ctx)
-	}
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.Code == "23503" {
-		return fmt.Errorf(freedMeanwhileWords, snapshot)
-	}
-	if err != nil {
-		return fmt.Errorf("name snapshot %s's objects: %w", snapshot, err)
-	}
-	return nil
+	_, err := l.name(ctx, snapshot, "", keys, nil)
+	return err
 }
 
-// Unname records that snapshot names nothing any more.
+// Unname records that snapshot names nothing any more, handing what the
+// snapshots taken over it still hold down to them.
 func (l *Ledger) Unname(ctx context.Context, snapshot string) error {
-	if err := l.q.ContentUnname(ctx, l.pool, snapshot); err != nil {
+	if err := l.handDown(ctx, snapshot); err != nil {
 		return fmt.Errorf("forget what snapshot %s names in the content store: %w", snapshot, err)
 	}
 	return nil
 }
 
-// NamedBy lists the keys snapshot names.
+// NamedBy lists every key snapshot holds: those it names and those it
+// holds through its bases.
 func (l *Ledger) NamedBy(ctx context.Context, snapshot string) ([]string, error) {
-	return l.q.ContentNamedBy(ctx, l.pool, snapshot)
+	return l.holds(ctx, snapshot)
 }
 
 // Counts answers how many objects the ledger records and how many of

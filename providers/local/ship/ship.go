@@ -40,6 +40,11 @@ type Ledger interface {
 	// no longer recorded (a sweep freed it), so no snapshot names an
 	// object the bucket lacks.
 	Name(ctx context.Context, snapshot string, keys []string) error
+	// NameOver records that snapshot holds keys as Name does, recording
+	// only how they differ from baseKeys, all that base holds; it answers
+	// false, recording nothing, when base is no longer recorded (deleted
+	// meanwhile) or holds other keys.
+	NameOver(ctx context.Context, snapshot, base string, keys, baseKeys []string) (bool, error)
 	// Unname records that snapshot names nothing any more.
 	Unname(ctx context.Context, snapshot string) error
 }
@@ -114,37 +119,48 @@ func (s *Shipper) Ship(ctx context.Context, id string) error {
 
 func (s *Shipper) ship(ctx context.Context, m *store.Manifest) error {
 	start := time.Now()
-	pieces, err := s.plan(ctx, m)
+	pieces, manifest, err := s.objectsOf(ctx, m)
 	if err != nil {
 		return err
-	}
-	planned := time.Now()
-	manifest := piece{key: s.Remote.Keys.ManifestKey(m.ID), path: filepath.Join(s.SnapDir(m.ID), store.FileManifest)}
-	st, err := os.Stat(manifest.path)
-	if err != nil {
-		return err
-	}
-	manifest.n = st.Size()
-	// The label goes with the content: another host lists the snapshot by it.
-	label := piece{key: s.Remote.Keys.LabelKey(m.ID), path: filepath.Join(s.SnapDir(m.ID), store.FileLabel)}
-	if st, err := os.Stat(label.path); err == nil {
-		label.n = st.Size()
-		pieces = append(pieces, label)
 	}
 	keys := make([]string, 0, len(pieces)+1)
 	for _, p := range pieces {
 		keys = append(keys, p.key)
 	}
 	keys = append(keys, manifest.key)
+	planned := time.Now()
+	base, baseKeys := s.baseOf(ctx, m)
+	return s.shipOver(ctx, m, pieces, manifest, keys, base, baseKeys, planned.Sub(start), time.Since(planned))
+}
+
+// shipOver ships m's pieces and manifest, and names keys, all it holds,
+// in the ledger over base, which holds baseKeys (none when base is "").
+// The keys base holds are neither claimed nor put: base's names keep them
+// in the bucket while base lives, and the naming fails over to all of
+// them when base was deleted meanwhile.
+func (s *Shipper) shipOver(ctx context.Context, m *store.Manifest, pieces []piece, manifest piece, keys []string,
+	base string, baseKeys []string, planTime, baseTime time.Duration) error {
+	start := time.Now()
+	inBase := make(map[string]bool, len(baseKeys))
+	for _, k := range baseKeys {
+		inBase[k] = true
+	}
+	fresh := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if !inBase[k] {
+			fresh = append(fresh, k)
+		}
+	}
 	var stored map[string]bool
+	var err error
 	if l := s.Remote.Ledger; l != nil {
-		if stored, err = l.Claim(ctx, keys); err != nil {
+		if stored, err = l.Claim(ctx, fresh); err != nil {
 			return err
 		}
 	}
 	var todo []piece
 	for _, p := range pieces {
-		if !stored[p.key] {
+		if !stored[p.key] && !inBase[p.key] {
 			todo = append(todo, p)
 		}
 	}
@@ -166,13 +182,14 @@ func (s *Shipper) ship(ctx context.Context, m *store.Manifest) error {
 		}
 	}
 	shipped := time.Now()
-	if l := s.Remote.Ledger; l != nil {
-		if err := l.Name(ctx, m.ID, keys); err != nil {
-			return err
-		}
+	if named, err := s.name(ctx, m.ID, base, keys, baseKeys); err != nil {
+		return err
+	} else if !named {
+		s.Log.Info("local backend: a take's base left the content store's ledger while it shipped; it names all it holds", "snapshot", m.ID, "base", base)
+		return s.shipOver(ctx, m, pieces, manifest, keys, "", nil, planTime, baseTime)
 	}
-	s.Log.Debug("local backend: snapshot shipped", "snapshot", m.ID, "objects", len(keys), "put", len(put),
-		"plan", planned.Sub(start), "claim", claimed.Sub(planned), "puts", shipped.Sub(claimed), "name", time.Since(shipped))
+	s.Log.Debug("local backend: snapshot shipped", "snapshot", m.ID, "objects", len(keys), "base", base, "claimed", len(fresh), "put", len(put),
+		"plan", planTime, "baseKeys", baseTime, "claim", claimed.Sub(start), "puts", shipped.Sub(claimed), "name", time.Since(shipped))
 	if err := store.WriteFileAtomic(filepath.Join(s.SnapDir(m.ID), FileShipped), []byte(manifest.key+"\n"), 0o600); err != nil {
 		return err
 	}
