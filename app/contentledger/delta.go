@@ -68,6 +68,9 @@ func (l *Ledger) NameOver(ctx context.Context, snapshot, base string, keys, base
 
 func (l *Ledger) name(ctx context.Context, snapshot, base string, keys, baseKeys []string) (bool, error) {
 	keys = sortedSet(keys)
+	if err := l.step(l.hooks.naming, "base"); err != nil {
+		return false, err
+	}
 	tx, err := l.pool.Begin(ctx)
 	if err != nil {
 		return false, fmt.Errorf("name snapshot %s's objects: %w", snapshot, err)
