@@ -115,6 +115,15 @@ func (f *fixture) named(ids ...string) map[string]bool {
 		if len(keys) == 0 {
 			f.t.Fatalf("snapshot %s names nothing in the ledger", id)
 		}
+		// What its bases and it name must be what its take recorded it holds.
+		var held int
+		var digest string
+		if err := f.ledger.pool.QueryRow(f.ctx, `SELECT held, digest FROM content_snapshots WHERE snapshot_id = $1`, id).Scan(&held, &digest); err != nil {
+			f.t.Fatal(err)
+		}
+		if held != len(keys) || digest != Digest(keys) {
+			f.t.Fatalf("snapshot %s holds %d keys through its names and its bases'; its take recorded %d (digest %.12s, recorded %.12s)", id, len(keys), held, Digest(keys), digest)
+		}
 		for _, k := range keys {
 			out[k] = true
 		}
