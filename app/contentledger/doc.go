@@ -57,16 +57,18 @@
 // sweep freed meanwhile, and names them all with no base, exactly as a
 // first take does.
 //
-// Why deltas over a base rather than the alternatives, measured on this
-// machine's PostgreSQL with 45,000 keys and 1 % churn (figures in the
-// commit that chose it): naming every key costs the whole tree each take;
-// a key array per snapshot with a GIN index costs the whole array each
-// take too and makes the sweep's "does anything name this key" a GIN
-// lookup over every snapshot's array; name sets shared between snapshots
-// still need a new set whenever one key changes. Deltas cost rows in
-// proportion to the change, leave the sweep's lookup an index probe on
-// content_names, and pay the tree's size only when a snapshot with no
-// base is deleted under a child (its names move down once).
+// Why deltas over a base rather than the alternatives: BenchmarkNaming
+// (45,000 keys, 1 % churn, this package's test PostgreSQL on a loaded
+// 2-core machine) names a take in 0.09-0.15 s over its base, against
+// 2.0-3.0 s naming every key and 0.6-0.8 s inserting one key array per
+// snapshot with a GIN index, which also costs the whole tree each take
+// and made the sweep's "does anything name this key" 8 times slower (0.15
+// s against 0.02 s for 200 keys over 6 snapshots). Name sets shared
+// between snapshots would still need a new set whenever one key changes.
+// Deltas cost rows in proportion to the change, leave the sweep's lookup
+// an index probe on content_names, and pay the tree's size only when a
+// snapshot with no base is deleted under a child (its names move down
+// once: 0.7 s for 45,000).
 //
 // It imports app/store/db and pgx; it must never import app/web, app/api,
 // app/cli, jobs or providers/ (the bucket is reached through Deleter).
