@@ -179,6 +179,22 @@ func TestTakeNamesWhatChanged(t *testing.T) {
 		t.Fatalf("the second snapshot holds %d keys in the ledger; the tree has %d", len(full), treeKeys)
 	}
 	f.keptWhole("after the incremental take", "snaaaaaaaaaaaa", "snbbbbbbbbbbbb")
+
+	// After a restart the take lists its base's keys from the base's
+	// manifest, and still names only what changed.
+	var err error
+	if f.b, err = local.New(local.Config{Root: f.b.Root(), Install: "in-test", NoSync: true,
+		ContentStore: &ship.Remote{Objects: f.objs, Keys: f.cfg, Ledger: f.ledger}}); err != nil {
+		t.Fatal(err)
+	}
+	changed = f.churn(files, 8)
+	if err := f.take("sncccccccccccc"); err != nil {
+		t.Fatal(err)
+	}
+	if names, drops := f.rows("sncccccccccccc"); names > changed+2 || drops > changed+2 {
+		t.Fatalf("a take after a restart and %d files changed wrote %d names and %d drops; want about %d of each", changed, names, drops, changed+2)
+	}
+	f.keptWhole("after the incremental take after a restart", "snbbbbbbbbbbbb", "sncccccccccccc")
 }
 
 // TestDeletingABaseKeepsItsChild: a base deleted while a snapshot taken

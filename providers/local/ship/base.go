@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
@@ -39,6 +40,9 @@ func (s *Shipper) baseOf(ctx context.Context, m *store.Manifest) (string, []stri
 	if s.Remote.Ledger == nil || m.Parent == "" || m.Parent == m.ID || !s.Shipped(m.Parent) {
 		return "", nil
 	}
+	if keys, ok := s.named.get(m.Parent); ok {
+		return m.Parent, keys
+	}
 	bm, err := s.Manifest(m.Parent)
 	if err != nil {
 		return "", nil
@@ -62,8 +66,55 @@ func (s *Shipper) name(ctx context.Context, id, base string, keys, baseKeys []st
 	if l == nil {
 		return true, nil
 	}
+	var ok bool
+	var err error
 	if base == "" {
-		return true, l.Name(ctx, id, keys)
+		ok, err = true, l.Name(ctx, id, keys)
+	} else {
+		ok, err = l.NameOver(ctx, id, base, keys, baseKeys)
 	}
-	return l.NameOver(ctx, id, base, keys, baseKeys)
+	if ok && err == nil {
+		s.named.put(id, keys)
+	}
+	return ok, err
+}
+
+// keyListsBound bounds the keys keyLists holds in all (about 90 bytes
+// each in memory).
+const keyListsBound = 400_000
+
+// keyLists is every key of the snapshots named last, oldest first. A list
+// is only a take's guess at its base's keys: the ledger checks it against
+// its record of the base before relying on it.
+type keyLists struct {
+	mu    sync.Mutex
+	ids   []string
+	lists map[string][]string
+	n     int
+}
+
+func (c *keyLists) get(id string) ([]string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	keys, ok := c.lists[id]
+	return keys, ok
+}
+
+func (c *keyLists) put(id string, keys []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.lists == nil {
+		c.lists = map[string][]string{}
+	}
+	if _, ok := c.lists[id]; ok || len(keys) > keyListsBound {
+		return
+	}
+	for c.n+len(keys) > keyListsBound && len(c.ids) > 0 {
+		c.n -= len(c.lists[c.ids[0]])
+		delete(c.lists, c.ids[0])
+		c.ids = c.ids[1:]
+	}
+	c.ids = append(c.ids, id)
+	c.lists[id] = keys
+	c.n += len(keys)
 }

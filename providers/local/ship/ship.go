@@ -67,6 +67,9 @@ type Shipper struct {
 	// CacheBytes bounds the content kept on this host (Evict); 0 keeps
 	// it all.
 	CacheBytes int64
+	// named remembers the keys of the snapshots this process named last,
+	// so the next take of a box need not list its base's again.
+	named keyLists
 }
 
 // piece is one object a snapshot names and where its bytes are on this
