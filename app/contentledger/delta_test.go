@@ -302,6 +302,20 @@ func TestKilledDeletesAndTakesFreeNothingNamed(t *testing.T) {
 		t.Fatalf("after its base was deleted the snapshot holds %d keys in the ledger; it held %d", len(after), len(held))
 	}
 
+	// A take over its base killed while it puts.
+	f.churn(files, 9)
+	f.objs.kill(1)
+	if err := f.take("snkilledputs00"); err == nil {
+		t.Fatal("a take killed while it put answered ready")
+	}
+	f.objs.kill(0)
+	f.sweep()
+	f.keptKeys("after a take over its base was killed while it put", heldA, held)
+	if err := f.take("snkilledputs00"); err != nil {
+		t.Fatalf("the take killed while it put, taken again: %v", err)
+	}
+	f.keptWhole("after the take killed while it put was taken again", "snkilledputs00")
+
 	for i, step := range []string{"base", "names", "drops", "commit"} {
 		id := fmt.Sprintf("snkilled%06d", i)
 		f.churn(files, 10+i)
