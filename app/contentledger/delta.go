@@ -26,8 +26,16 @@ func Digest(keys []string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// sortedSet is keys sorted bytewise, each once.
+// sortedSet is keys sorted bytewise, each once: keys itself when they are
+// so already, as a take's are.
 func sortedSet(keys []string) []string {
+	set := true
+	for i := 1; i < len(keys) && set; i++ {
+		set = keys[i-1] < keys[i]
+	}
+	if set {
+		return keys
+	}
 	out := slices.Clone(keys)
 	slices.Sort(out)
 	return slices.Compact(out)

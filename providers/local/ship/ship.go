@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -131,6 +132,9 @@ func (s *Shipper) ship(ctx context.Context, m *store.Manifest) error {
 		keys = append(keys, p.key)
 	}
 	keys = append(keys, manifest.key)
+	// Sorted once here, the ledger need not sort them (nor, kept for the
+	// next take, its base's) again.
+	slices.Sort(keys)
 	planned := time.Now()
 	base, baseKeys := s.baseOf(ctx, m)
 	return s.shipOver(ctx, m, pieces, manifest, keys, base, baseKeys, planned.Sub(start), time.Since(planned))
