@@ -33,6 +33,8 @@ type hooks struct {
 	// deleted runs in a sweep after it deleted a batch's objects in the
 	// bucket, before it commits; an error stops the sweep there.
 	deleted func() error
+	// deletedPacks runs likewise after a batch of packs was deleted.
+	deletedPacks func() error
 }
 
 // New is the ledger on pool.
