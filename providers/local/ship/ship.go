@@ -51,6 +51,9 @@ type Remote struct {
 	// Ledger records the bucket's objects; nil asks the bucket with a head
 	// before each put, and records nothing (a sweep then frees nothing).
 	Ledger Ledger
+	// Singles puts every object on its own even when the Ledger records
+	// packs (PackLedger): the layout before packs.
+	Singles bool
 }
 
 // Shipper ships snapshots to a Remote and fetches their content back.
@@ -149,6 +152,10 @@ func (s *Shipper) ship(ctx context.Context, m *store.Manifest) error {
 		}
 	}
 	claimed := time.Now()
+	todo, packs, err := s.shipPacks(ctx, todo)
+	if err != nil {
+		return err
+	}
 	put, err := s.putAll(ctx, todo)
 	if err != nil {
 		return err
@@ -171,7 +178,7 @@ func (s *Shipper) ship(ctx context.Context, m *store.Manifest) error {
 			return err
 		}
 	}
-	s.Log.Debug("local backend: snapshot shipped", "snapshot", m.ID, "objects", len(keys), "put", len(put),
+	s.Log.Debug("local backend: snapshot shipped", "snapshot", m.ID, "objects", len(keys), "put", len(put), "packs", packs,
 		"plan", planned.Sub(start), "claim", claimed.Sub(planned), "puts", shipped.Sub(claimed), "name", time.Since(shipped))
 	if err := store.WriteFileAtomic(filepath.Join(s.SnapDir(m.ID), FileShipped), []byte(manifest.key+"\n"), 0o600); err != nil {
 		return err
