@@ -238,7 +238,7 @@ func (e *env) restores(f figures, a *local.Backend, g providers.Guest) error {
 	if err != nil {
 		return err
 	}
-	sh := &ship.Shipper{Store: other.Store, Remote: &ship.Remote{Objects: bucket, Keys: sc}, Log: logger}
+	sh := &ship.Shipper{Store: other.Store, Remote: &ship.Remote{Objects: bucket, Keys: sc, Ledger: contentledger.New(e.pool)}, Log: logger}
 	start := time.Now()
 	if err := sh.FetchSnapshot(ctx, last); err != nil {
 		return fmt.Errorf("fetch the snapshot on the other host: %w", err)
