@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local"
 	"github.com/boxsnap/boxsnap/providers/local/objstore"
@@ -349,4 +350,35 @@ func TestBucketFreeingWithPacks(t *testing.T) {
 		t.Fatalf("fork on the other host after the sweeps: %v", err)
 	}
 	sameTree(t, "the fork on the other host", f.b.BoxDir(f.g), other.BoxDir(g))
+}
+
+// TestStoredObjectStaysInItsPack: two takes that put the same object in
+// packs of their own at once: it lies in the first pack recorded, and a
+// later record does not move it, so a fetch that located it there reads a
+// pack the sweep keeps while the object is stored.
+func TestStoredObjectStaysInItsPack(t *testing.T) {
+	ctx := t.Context()
+	l := New(dbtest.New(t))
+	key := "content/ab/" + strings.Repeat("c", 62)
+	if _, err := l.Claim(ctx, []string{key}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"packs/00/first", "packs/00/second"} {
+		if err := l.ClaimPack(ctx, p, 100); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.StoredPack(ctx, "packs/00/first", []string{key}, []int64{0}, []int64{10}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.StoredPack(ctx, "packs/00/second", []string{key}, []int64{50}, []int64{10}); err != nil {
+		t.Fatal(err)
+	}
+	var in string
+	if err := l.Locate(ctx, []string{key}, func(_, pack string, _, _, _ int64) { in = pack }); err != nil {
+		t.Fatal(err)
+	}
+	if in != "packs/00/first" {
+		t.Fatalf("the object lies in %q; want the first pack recorded", in)
+	}
 }

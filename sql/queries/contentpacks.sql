@@ -11,11 +11,13 @@ VALUES (@key, @size, now() + make_interval(secs => @grace_seconds::float8));
 UPDATE content_packs SET stored = true, claimed_until = NULL WHERE key = @key;
 
 -- name: ContentPackPlace :exec
--- The objects a pack's put carried are stored, and lie in it.
+-- The objects a pack's put carried are stored, and lie in it. One already
+-- stored (another take put it meanwhile) stays where it lies: a fetch
+-- that located it there may rely on that pack while it is stored.
 UPDATE content_objects o
 SET stored = true, pack = @pack::text, pack_offset = u.off, pack_length = u.len
 FROM (SELECT unnest(@keys::text[]) AS key, unnest(@offsets::bigint[]) AS off, unnest(@lengths::bigint[]) AS len) AS u
-WHERE o.key = u.key;
+WHERE o.key = u.key AND NOT o.stored;
 
 -- name: ContentPackLocate :many
 SELECT o.key, o.pack::text AS pack, o.pack_offset::bigint AS pack_offset, o.pack_length::bigint AS pack_length, p.size AS pack_size

@@ -82,7 +82,7 @@ const contentPackPlace = `-- name: ContentPackPlace :exec
 UPDATE content_objects o
 SET stored = true, pack = $1::text, pack_offset = u.off, pack_length = u.len
 FROM (SELECT unnest($2::text[]) AS key, unnest($3::bigint[]) AS off, unnest($4::bigint[]) AS len) AS u
-WHERE o.key = u.key
+WHERE o.key = u.key AND NOT o.stored
 `
 
 type ContentPackPlaceParams struct {
@@ -92,7 +92,9 @@ type ContentPackPlaceParams struct {
 	Lengths []int64
 }
 
-// The objects a pack's put carried are stored, and lie in it.
+// The objects a pack's put carried are stored, and lie in it. One already
+// stored (another take put it meanwhile) stays where it lies: a fetch
+// that located it there may rely on that pack while it is stored.
 func (q *Queries) ContentPackPlace(ctx context.Context, db DBTX, arg ContentPackPlaceParams) error {
 	_, err := db.Exec(ctx, contentPackPlace,
 		arg.Pack,
