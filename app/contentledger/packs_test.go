@@ -175,6 +175,8 @@ func TestRestoreFromPacksOnAnotherHost(t *testing.T) {
 	f.smallFiles("small", 300, 1)
 	f.write("big.bin", 6<<20, 3)
 	f.write("mid.bin", 2<<20, 4)
+	f.write("empty.txt", 0, 0)
+	f.write("small/empty.txt", 0, 0)
 	if err := f.take("snaaaaaaaaaaaa"); err != nil {
 		t.Fatal(err)
 	}

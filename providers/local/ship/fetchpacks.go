@@ -304,6 +304,16 @@ func (s *Shipper) fetchMissing(ctx context.Context, missing []string, need map[s
 	if err != nil {
 		return err
 	}
+	// An empty object needs no request (and would share its offset in a
+	// pack with the object after it).
+	for k, w := range wants {
+		if w.n == 0 {
+			if err := w.deliver(s.Remote.Keys, s.Path(store.DirTmp), nil); err != nil {
+				return err
+			}
+			delete(wants, k)
+		}
+	}
 	units, err := s.locate(ctx, wants)
 	if err != nil {
 		return err
