@@ -13,9 +13,11 @@ import (
 // PackBelow is the largest content object a take puts in a pack rather
 // than on its own: every small file's content and every chunk of a large
 // one (the chunker cuts at most 8 MiB), so a take's requests are its
-// packs, its lists, its label and its manifest. A put or get costs a round
-// trip and the server's work per object whatever its size, and a 8 MiB
-// object is already half a pack.
+// packs, its lists, its label and its manifest. Measured on versitygw on
+// loopback, 16 puts at once, a put costs 3 to 7 ms whatever its size:
+// objects of 4 KiB went at 1.4 MB/s, 64 KiB at 13, 1 MiB at 156, 8 MiB at
+// 212 and 16 MiB at 192; only from about 8 MiB does an object alone use
+// the link as a pack does.
 const PackBelow = 8 << 20
 
 // PackTarget is the size a pack is closed at: restic's default pack size,
