@@ -70,6 +70,19 @@
 // snapshot with no base is deleted under a child (its names move down
 // once: 0.7 s for 45,000).
 //
+// Packs (packs.go): most objects lie in packs, one bucket object holding
+// many. Which pack may go is decided from the objects' rows alone, never
+// from names: the sweep forgets a packed object as it forgets any (with no
+// request to the bucket), and deletes a pack only when no object row that
+// is stored or claimed lies in it and the pack's own claim (held from
+// before its put until it is recorded) ran out. A take never adds to a
+// pack, and an object recorded not stored is never again recorded stored
+// in the same pack, so a pack found free stays free. A pack mostly free is
+// kept whole, not repacked as restic's prune does: its freed objects'
+// bytes are waste (PackWaste counts them), bounded by a pack's size per
+// live object, and a repack would rewrite live bytes across hosts for
+// that.
+//
 // It imports app/store/db and pgx; it must never import app/web, app/api,
 // app/cli, jobs or providers/ (the bucket is reached through Deleter).
 package contentledger

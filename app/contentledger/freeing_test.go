@@ -58,6 +58,7 @@ type fixture struct {
 	cfg    objstore.Config
 	bucket *objstore.Bucket
 	objs   *killable
+	remote *ship.Remote
 	b      *local.Backend
 	g      providers.Guest
 }
@@ -72,8 +73,9 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	f.objs = &killable{Objects: f.bucket}
-	f.b, err = local.New(local.Config{Root: t.TempDir(), Install: "in-test", NoSync: true,
-		ContentStore: &ship.Remote{Objects: f.objs, Keys: f.cfg, Ledger: f.ledger}})
+	// Objects on their own, as before packs; a test of packs turns them on.
+	f.remote = &ship.Remote{Objects: f.objs, Keys: f.cfg, Ledger: f.ledger, Singles: true}
+	f.b, err = local.New(local.Config{Root: t.TempDir(), Install: "in-test", NoSync: true, ContentStore: f.remote})
 	if err != nil {
 		t.Fatal(err)
 	}

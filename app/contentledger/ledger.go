@@ -34,6 +34,8 @@ type hooks struct {
 	// naming and handDown run before each step of a naming or a
 	// hand-down, in its transaction; an error stops it there.
 	naming, handDown func(step string) error
+	// deletedPacks runs likewise after a batch of packs was deleted.
+	deletedPacks func() error
 }
 
 // New is the ledger on pool.

@@ -20,7 +20,9 @@ const sweepBatch = 200
 // bucket, and the transaction commits. It is
 // safe on any process, several at once (SKIP LOCKED), and after any kill
 // (a rolled-back batch is deleted again by the next sweep). It answers how
-// many objects it freed.
+// many objects it freed, packs counted one each. An object in a pack is
+// forgotten with no request; the pack goes once nothing stored or claimed
+// lies in it (sweepPacks).
 func (l *Ledger) Sweep(ctx context.Context, bucket Deleter) (int, error) {
 	// First no object to free is recorded stored any more (committed), so
 	// a take claiming one later puts it again whatever the bucket holds.
@@ -37,10 +39,15 @@ func (l *Ledger) Sweep(ctx context.Context, bucket Deleter) (int, error) {
 	for {
 		n, err := l.sweepBatch(ctx, bucket)
 		freed += n
-		if err != nil || n == 0 {
+		if err != nil {
 			return freed, err
 		}
+		if n == 0 {
+			break
+		}
 	}
+	packs, err := l.sweepPacks(ctx, bucket)
+	return freed + packs, err
 }
 
 func (l *Ledger) sweepBatch(ctx context.Context, bucket Deleter) (int, error) {
@@ -53,10 +60,14 @@ func (l *Ledger) sweepBatch(ctx context.Context, bucket Deleter) (int, error) {
 	if err != nil || len(keys) == 0 {
 		return 0, err
 	}
+	singles, err := l.singles(ctx, tx, keys)
+	if err != nil {
+		return 0, err
+	}
 	if err := l.q.ContentForget(ctx, tx, keys); err != nil {
 		return 0, fmt.Errorf("sweep the content store: %w", err)
 	}
-	for _, k := range keys {
+	for _, k := range singles {
 		if err := bucket.Delete(ctx, k); err != nil {
 			return 0, fmt.Errorf("sweep the content store: %w", err)
 		}

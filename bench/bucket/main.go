@@ -3,7 +3,8 @@
 // backup and rclone sync to the same server, on a copy of a real tree
 // (/usr/share by default): the first take with shipping, an incremental
 // take after 1 % of the files changed, and the fetch of the whole
-// snapshot onto another host (its own folder) beside restic restore. Each figure
+// snapshot onto another host (its own folder) beside restic restore; then
+// the first snapshot deleted and swept, and the packs' waste. Each figure
 // is the median of the runs. bench/bucket/run.sh builds and runs it.
 package main
 
@@ -215,7 +216,10 @@ func (e *env) once(f figures) (int, int64, error) {
 	if err := e.others(f, dir, "backup after 1% churn", "sync after 1% churn"); err != nil {
 		return 0, 0, err
 	}
-	return len(paths), size, e.restores(f, b, g)
+	if err := e.restores(f, b, g); err != nil {
+		return 0, 0, err
+	}
+	return len(paths), size, e.waste(b, g)
 }
 
 // restores brings the last snapshot whole onto another host (its own
@@ -238,7 +242,7 @@ func (e *env) restores(f figures, a *local.Backend, g providers.Guest) error {
 	if err != nil {
 		return err
 	}
-	sh := &ship.Shipper{Store: other.Store, Remote: &ship.Remote{Objects: bucket, Keys: sc}, Log: logger}
+	sh := &ship.Shipper{Store: other.Store, Remote: &ship.Remote{Objects: bucket, Keys: sc, Ledger: contentledger.New(e.pool)}, Log: logger}
 	start := time.Now()
 	if err := sh.FetchSnapshot(ctx, last); err != nil {
 		return fmt.Errorf("fetch the snapshot on the other host: %w", err)

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"path"
 	"sort"
 	"strings"
@@ -204,10 +204,15 @@ func (b *Files) SnapshotFile(m *store.Manifest, p string, limit int64) ([]byte, 
 	}
 	// Its callers hold no context to pass: the fetch of one file of at
 	// most limit bytes is bounded by the store's own tries.
-	if err := b.EnsureContent(context.Background(), map[string]int64{e.Hash: e.Size}); err != nil {
+	f, err := b.OpenContent(context.Background(), e.Hash, e.Size)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("read %s: its content is missing: %w", rel, providers.ErrIncomplete)
+	}
+	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", rel, err)
 	}
-	data, err := os.ReadFile(b.ContentPath(e.Hash))
+	data, err := io.ReadAll(f)
+	_ = f.Close()
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: its content is missing: %w", rel, providers.ErrIncomplete)
 	}

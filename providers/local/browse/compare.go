@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"os"
 	"sort"
 	"strings"
@@ -287,12 +288,12 @@ func (b *Files) OpenFile(ctx context.Context, ref providers.SnapshotRef, p strin
 	default:
 		return nil, providers.FileEntry{}, &providers.RefusedError{Why: fmt.Sprintf("%s is not a file", rel)}
 	}
-	if err := b.EnsureContent(ctx, map[string]int64{e.Hash: e.Size}); err != nil {
-		return nil, providers.FileEntry{}, fmt.Errorf("read %s: %w", rel, err)
-	}
-	f, err := os.Open(b.ContentPath(e.Hash))
-	if err != nil {
+	f, err := b.OpenContent(ctx, e.Hash, e.Size)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, providers.FileEntry{}, fmt.Errorf("read %s: its content is missing: %w", rel, providers.ErrIncomplete)
+	}
+	if err != nil {
+		return nil, providers.FileEntry{}, fmt.Errorf("read %s: %w", rel, err)
 	}
 	return &checkedReader{f: f, h: sha256.New(), want: e.Hash, left: e.Size, rel: rel, damaged: func(why string) { b.MarkDamaged(m.ID, why) }}, fileEntry(e), nil
 }

@@ -2,8 +2,9 @@ package browse
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"strings"
 
 	"github.com/boxsnap/boxsnap/providers"
@@ -40,10 +41,15 @@ func (b *Files) CheckReadable(ctx context.Context, ref providers.SnapshotRef, di
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := b.EnsureContent(ctx, map[string]int64{e.Hash: e.Size}); err != nil {
+		f, err := b.OpenContent(ctx, e.Hash, e.Size)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("the content of %s: %w", e.Path, err)
 		}
-		fi, err := os.Lstat(b.ContentPath(e.Hash))
+		var fi fs.FileInfo
+		if err == nil {
+			fi, err = f.Stat()
+			_ = f.Close()
+		}
 		switch {
 		case err != nil:
 			return fmt.Errorf("the content of %s is missing on disk: %w", e.Path, providers.ErrIncomplete)

@@ -6,6 +6,19 @@
 // (github.com/restic/chunker, about 1 MiB each) and a list of them, so a
 // small change to a large file ships only the chunks it touched.
 //
+// Content objects up to PackBelow (every small file and every chunk) are
+// put in packs of about PackTarget, many objects to one PUT, when the
+// Ledger also records packs (PackLedger): a pack is the objects' bytes one
+// after another, then its own index (a line per object: its SHA-256,
+// offset and length), then a fixed-length trailer naming where the index
+// starts. The ledger records where each object lies; the index in each
+// pack is what would rebuild that record from the bucket alone (there is
+// no separate index object, unlike restic's). A pack is claimed in the
+// ledger before its put and recorded after it, so a put that did not
+// finish records nothing in it and a take again ships what it held. A
+// fetch (Fetch) groups what it lacks by pack and reads it by ranged GETs,
+// several at once, each object checked by its SHA-256.
+//
 // What is in the bucket and which snapshot names which object is recorded
 // through a Ledger (PostgreSQL in boxsnap), never learnt by listing the
 // bucket: a take claims every key it will ship before it asks whether the

@@ -57,6 +57,9 @@ type Remote struct {
 	// Ledger records the bucket's objects; nil asks the bucket with a head
 	// before each put, and records nothing (a sweep then frees nothing).
 	Ledger Ledger
+	// Singles puts every object on its own even when the Ledger records
+	// packs (PackLedger): the layout before packs.
+	Singles bool
 }
 
 // Shipper ships snapshots to a Remote and fetches their content back.
@@ -172,6 +175,10 @@ func (s *Shipper) shipOver(ctx context.Context, m *store.Manifest, pieces []piec
 		}
 	}
 	claimed := time.Now()
+	todo, packs, err := s.shipPacks(ctx, todo)
+	if err != nil {
+		return err
+	}
 	put, err := s.putAll(ctx, todo)
 	if err != nil {
 		return err
@@ -195,7 +202,7 @@ func (s *Shipper) shipOver(ctx context.Context, m *store.Manifest, pieces []piec
 		s.Log.Info("local backend: a take's base left the content store's ledger while it shipped; it names all it holds", "snapshot", m.ID, "base", base)
 		return s.shipOver(ctx, m, pieces, manifest, keys, "", nil, planTime, baseTime)
 	}
-	s.Log.Debug("local backend: snapshot shipped", "snapshot", m.ID, "objects", len(keys), "base", base, "claimed", len(fresh), "put", len(put),
+	s.Log.Debug("local backend: snapshot shipped", "snapshot", m.ID, "objects", len(keys), "base", base, "claimed", len(fresh), "put", len(put), "packs", packs,
 		"plan", planTime, "baseKeys", baseTime, "claim", claimed.Sub(start), "puts", shipped.Sub(claimed), "name", time.Since(shipped))
 	if err := store.WriteFileAtomic(filepath.Join(s.SnapDir(m.ID), FileShipped), []byte(manifest.key+"\n"), 0o600); err != nil {
 		return err
