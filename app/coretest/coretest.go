@@ -191,7 +191,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	if err != nil {
 		return nil, err
 	}
-	lb, err := local.New(local.Config{ID: "local", Root: opts.LocalRoot, Host: opts.Host, ContentStore: opts.ContentStore, Install: install, Logger: logger, NoSync: true, Price: opts.Price, Templates: opts.Templates,
+	lb, err := local.New(local.Config{ID: "local", Root: opts.LocalRoot, Host: opts.Host, ContentStore: opts.ContentStore, MayFetch: hosts.MayFetch(st, "local"), Install: install, Logger: logger, NoSync: true, Price: opts.Price, Templates: opts.Templates,
 		DiskImages: !opts.NoDiskImages, DiskBytes: cmp.Or(opts.DiskBytes, DiskBytes)})
 	if err != nil {
 		return nil, err
