@@ -18,9 +18,12 @@ type Hosts struct {
 	k        kernel
 	st       *store.Store
 	restorer Restorer
-	host     string
-	now      func() time.Time
-	logger   *slog.Logger
+	// templates give a carried box its template's environment; nil
+	// carries none.
+	templates Templates
+	host      string
+	now       func() time.Time
+	logger    *slog.Logger
 }
 
 // kernel is what the hosts use of the core's kernel: the boxes and their
