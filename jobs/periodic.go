@@ -72,7 +72,10 @@ type sweep struct {
 	// history marks automatic history's sweeps, which Deps.ManualHistory
 	// leaves to the caller.
 	history bool
-	run     func(ctx context.Context, d Deps) error
+	// onHost marks a run on one host's queue, which another sweep queues
+	// (hostwork.go): it is no periodic job of its own.
+	onHost bool
+	run    func(ctx context.Context, d Deps) error
 }
 
 // sweepTable is the one table of periodic jobs. The snapshot sweeps do not run
@@ -88,6 +91,7 @@ func sweepTable(d Deps) []sweep {
 		return err
 	}}}
 	out = append(out, contentSweeps(d)...)
+	out = append(out, hostSweeps(d)...)
 	if d.Core == nil {
 		return out
 	}
@@ -153,6 +157,8 @@ func sweepTable(d Deps) []sweep {
 // SweepArgs is one periodic job's run; Name says which.
 type SweepArgs struct {
 	Name string `json:"name" river:"unique"`
+	// Host is the host whose queue runs it, for a host's own work.
+	Host string `json:"host,omitempty" river:"unique"`
 }
 
 // Kind is the job's stable name.
@@ -206,7 +212,7 @@ func (w *SweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error
 func periodicJobs(d Deps) []*river.PeriodicJob {
 	var out []*river.PeriodicJob
 	for _, s := range sweepTable(d) {
-		if s.history && d.ManualHistory {
+		if (s.history && d.ManualHistory) || s.onHost {
 			continue
 		}
 		args := SweepArgs{Name: s.name}

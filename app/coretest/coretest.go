@@ -228,7 +228,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 		return nil, err
 	}
 	client, err := jobs.NewClient(pool, jobs.ClientOptions{Work: !opts.NoWorkers, Logger: logger, Host: opts.Host,
-		Deps: jobs.Deps{Auth: a, Core: core, Sweeps: sw, Logger: logger, ManualHistory: true, Intervals: opts.Intervals}})
+		Deps: jobs.Deps{Auth: a, Core: core, Sweeps: sw, Logger: logger, ManualHistory: true, Intervals: opts.Intervals, Hosts: sm.Hosts}})
 	if err != nil {
 		return nil, err
 	}

@@ -82,6 +82,9 @@ func (h *Hosts) carriable(ctx context.Context, b *snapshots.Box, from string) (*
 	if newest == nil {
 		return nil, &snapshots.Refusal{Code: snapshots.CodeConflict, Words: noSnapshotWords(b.Name)}
 	}
+	if err := h.shipped(ctx, b, be, newest, from); err != nil {
+		return nil, err
+	}
 	return newest, nil
 }
 

@@ -67,6 +67,13 @@ func noSnapshotWords(box string) string {
 	return fmt.Sprintf("%s has no ready snapshot to carry over; take one first.", box)
 }
 
+// notShippedWords: a move or a takeover of a box whose newest snapshot was
+// taken before the content store was set, so is on its host alone.
+func notShippedWords(box, snapshot, host string) string {
+	return fmt.Sprintf("%s's newest snapshot ‘%s’ is not in the content store yet: it was taken before the store was set. Host %s ships it within %s, oldest first; move the box once it is there.",
+		box, snapshot, host, agoWords(BackfillEvery))
+}
+
 // busyWords: a move of a box with an operation running.
 func busyWords(box string) string {
 	return fmt.Sprintf("%s has an operation running; move it when that ends.", box)
