@@ -168,6 +168,9 @@ type Backend struct {
 	// shipper ships snapshots to the content store and fetches them back;
 	// with no content store it does nothing.
 	shipper *ship.Shipper
+	// Shipping ships the snapshots from before the content store and
+	// reads how a snapshot's box ran.
+	*Shipping
 
 	id      string
 	root    string

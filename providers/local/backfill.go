@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local/ship"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
@@ -19,6 +21,15 @@ import (
 // The backfill ships them, oldest first, a few at a time, each as a take
 // ships its own (ship.Shipper.Ship: claimed, put, named in the ledger,
 // marked shipped), so a run killed part way goes on where it stopped.
+
+// Shipping is what the backend ships beyond its takes and reads of what
+// it shipped: the backfill of snapshots from before the content store
+// (providers.Backfill) and how a snapshot's box ran (providers.Carried).
+type Shipping struct {
+	st      *store.Store
+	shipper *ship.Shipper
+	log     *slog.Logger
+}
 
 // unshippedSnapshot is one snapshot this host holds whole that is not in
 // the content store yet, and when it was taken.
@@ -30,11 +41,29 @@ type unshippedSnapshot struct {
 // unshipped lists the snapshots this host holds whole (not damaged, not
 // being deleted) that are not in the content store yet, oldest first; none
 // without a content store.
-func (b *Backend) unshipped(ctx context.Context) ([]unshippedSnapshot, error) {
+func (b *Shipping) unshipped(ctx context.Context) ([]unshippedSnapshot, error) {
 	if b.shipper == nil || b.shipper.Remote == nil {
 		return nil, nil
 	}
-	dirs, err := os.ReadDir(b.Store.Path(store.DirSnapshots))
+	return unshippedIn(ctx, b.st)
+}
+
+// CountUnshipped counts the snapshots the local backend's folder root
+// holds whole that are not in a content store: for boxsnap doctor, which
+// reads the folder without opening the backend.
+func CountUnshipped(ctx context.Context, root string) (int, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return 0, err
+	}
+	u, err := unshippedIn(ctx, store.NewStore(abs))
+	return len(u), err
+}
+
+// unshippedIn lists the snapshots st holds whole that are not marked
+// shipped, oldest first.
+func unshippedIn(ctx context.Context, st *store.Store) ([]unshippedSnapshot, error) {
+	dirs, err := os.ReadDir(st.Path(store.DirSnapshots))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -44,18 +73,21 @@ func (b *Backend) unshipped(ctx context.Context) ([]unshippedSnapshot, error) {
 	var out []unshippedSnapshot
 	for _, d := range dirs {
 		id := d.Name()
-		if strings.HasPrefix(id, ".") || !d.IsDir() || b.shipper.Shipped(id) || !b.Store.WholeSnapshot(id) {
+		if strings.HasPrefix(id, ".") || !d.IsDir() || !st.WholeSnapshot(id) {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if _, err := os.Stat(filepath.Join(b.Store.SnapDir(id), store.FileDamaged)); err == nil {
+		if _, err := os.Stat(filepath.Join(st.SnapDir(id), ship.FileShipped)); err == nil {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(st.SnapDir(id), store.FileDamaged)); err == nil {
 			continue
 		}
 		u := unshippedSnapshot{id: id}
 		var lab store.Label
-		if store.ReadChecked(filepath.Join(b.Store.SnapDir(id), store.FileLabel), &lab) == nil {
+		if store.ReadChecked(filepath.Join(st.SnapDir(id), store.FileLabel), &lab) == nil {
 			u.taken = lab.TakenAt
 		}
 		out = append(out, u)
@@ -71,7 +103,7 @@ func (b *Backend) unshipped(ctx context.Context) ([]unshippedSnapshot, error) {
 
 // UnshippedSnapshots counts the snapshots this host holds that are not in
 // the content store yet (providers.Backfill); 0 without a content store.
-func (b *Backend) UnshippedSnapshots(ctx context.Context) (int, error) {
+func (b *Shipping) UnshippedSnapshots(ctx context.Context) (int, error) {
 	u, err := b.unshipped(ctx)
 	return len(u), err
 }
@@ -82,7 +114,7 @@ func (b *Backend) UnshippedSnapshots(ctx context.Context) (int, error) {
 // store's shared lock, so a delete waits for it or it sees the delete's
 // mark and leaves the snapshot alone; one that fails to ship is left for
 // the next run, and the others go on.
-func (b *Backend) ShipUnshipped(ctx context.Context, max int) (shipped, left int, err error) {
+func (b *Shipping) ShipUnshipped(ctx context.Context, max int) (shipped, left int, err error) {
 	todo, err := b.unshipped(ctx)
 	if err != nil {
 		return 0, 0, err
@@ -103,13 +135,13 @@ func (b *Backend) ShipUnshipped(ctx context.Context, max int) (shipped, left int
 
 // shipOne ships snapshot id under the store's shared lock, unless a delete
 // marked it meanwhile.
-func (b *Backend) shipOne(ctx context.Context, id string) error {
-	lock, err := b.LockStore(ctx, false)
+func (b *Shipping) shipOne(ctx context.Context, id string) error {
+	lock, err := b.st.LockStore(ctx, false)
 	if err != nil {
 		return err
 	}
 	defer lock.Unlock()
-	if !b.Store.WholeSnapshot(id) {
+	if !b.st.WholeSnapshot(id) {
 		return nil
 	}
 	if err := b.shipper.Ship(ctx, id); err != nil {
@@ -123,7 +155,7 @@ func (b *Backend) shipOne(ctx context.Context, id string) error {
 // (providers.Backfill): one this host holds says so by its mark; another
 // is fetched (its manifest and label, as a restore here would), so what
 // the bucket holds answers, not what this host remembers.
-func (b *Backend) InContentStore(ctx context.Context, ref providers.SnapshotRef) (bool, error) {
+func (b *Shipping) InContentStore(ctx context.Context, ref providers.SnapshotRef) (bool, error) {
 	if b.shipper == nil || b.shipper.Remote == nil {
 		return false, nil
 	}
@@ -134,10 +166,10 @@ func (b *Backend) InContentStore(ctx context.Context, ref providers.SnapshotRef)
 	if b.shipper.Shipped(id) {
 		return true, nil
 	}
-	if _, err := os.Stat(b.Store.SnapDir(id)); err == nil {
+	if _, err := os.Stat(b.st.SnapDir(id)); err == nil {
 		return false, nil
 	}
-	err := b.Store.FetchSnapshot(ctx, id)
+	err := b.st.FetchSnapshot(ctx, id)
 	if errors.Is(err, providers.ErrNotFound) {
 		return false, nil
 	}

@@ -19,9 +19,9 @@ func runOf(st state.BoxState) *store.Run {
 
 // carriedRun reads the run snapshot id's label records: nil when it
 // records none, or the label cannot be read.
-func (b *Backend) carriedRun(id string) *store.Run {
+func (b *Shipping) carriedRun(id string) *store.Run {
 	var lab store.Label
-	if store.ReadChecked(filepath.Join(b.Store.SnapDir(id), store.FileLabel), &lab) != nil {
+	if store.ReadChecked(filepath.Join(b.st.SnapDir(id), store.FileLabel), &lab) != nil {
 		return nil
 	}
 	return lab.Run
@@ -30,8 +30,8 @@ func (b *Backend) carriedRun(id string) *store.Run {
 // CarriedSpec answers how the box of snapshot ref ran when it was taken
 // (providers.Carried), read from its label: a snapshot this host does not
 // hold is fetched from the content store first.
-func (b *Backend) CarriedSpec(ctx context.Context, ref providers.SnapshotRef) (providers.BoxSpec, bool, error) {
-	m, err := b.Store.LoadUsable(ref)
+func (b *Shipping) CarriedSpec(ctx context.Context, ref providers.SnapshotRef) (providers.BoxSpec, bool, error) {
+	m, err := b.st.LoadUsable(ref)
 	if err != nil {
 		return providers.BoxSpec{}, false, fmt.Errorf("read how snapshot %s's box ran: %w", store.SnapID(ref), err)
 	}

@@ -14,6 +14,7 @@ import (
 // snapshot's content may have left this host), and deletes its unnaming.
 func useContentStore(b *Backend, cfg Config) {
 	b.shipper = &ship.Shipper{Store: b.Store, Remote: cfg.ContentStore, Log: b.log, Workers: b.workers, CacheBytes: cfg.ContentCacheBytes}
+	b.Shipping = &Shipping{st: b.Store, shipper: b.shipper, log: b.log}
 	if cfg.ContentStore == nil {
 		return
 	}

@@ -82,3 +82,23 @@ func (h *Hosts) Alive(ctx context.Context) ([]string, error) {
 	}
 	return out, nil
 }
+
+// Backlog is what the Hosts page says of this host's snapshots not in the
+// content store yet (UnshippedWords), or "" when no backend keeps its
+// snapshots where every host reaches them.
+func (h *Hosts) Backlog(ctx context.Context) (string, error) {
+	shared := false
+	for _, be := range h.k.Backends() {
+		if sc, ok := be.Snap.(providers.SharedContent); ok && sc.ContentShared() {
+			shared = true
+		}
+	}
+	if !shared {
+		return "", nil
+	}
+	n, err := h.Unshipped(ctx)
+	if err != nil {
+		return "", err
+	}
+	return UnshippedWords(n), nil
+}

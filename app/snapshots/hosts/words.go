@@ -136,3 +136,18 @@ func TakenOverWords(r *TakeOverResult) string {
 	}
 	return fmt.Sprintf("Took over %d of host %s's boxes on host %s; left %d.", len(r.Taken), r.From, r.To, len(r.Left))
 }
+
+// UnshippedWords says how many snapshots on this host are not in the
+// content store yet, and what happens to them: boxsnap doctor and the
+// Hosts page say it.
+func UnshippedWords(n int) string {
+	if n == 0 {
+		return "Every snapshot on this host is in the content store."
+	}
+	what := fmt.Sprintf("%d snapshots on this host are", n)
+	if n == 1 {
+		what = "1 snapshot on this host is"
+	}
+	return fmt.Sprintf("%s not in the content store yet: taken before it was set, on this host alone. This host ships them, %d every %s, oldest first, while boxsnap serve or work runs here; until its newest is shipped, a box cannot move.",
+		what, BackfillPerRun, agoWords(BackfillEvery))
+}
