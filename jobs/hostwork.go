@@ -41,6 +41,22 @@ const hostWork = "host-work"
 // fanOut puts a host-work run on each live host's queue: one queued or
 // running per host at a time.
 func fanOut(ctx context.Context, d Deps) error {
+	return queueOnHosts(ctx, d, hostWork, true)
+}
+
+// fanOutSweep puts a run of the sweep name on the queue of each live host
+// but this one, which runs it itself: a sweep over the boxes each host
+// owns (sweep.fan), such as automatic history's check.
+func fanOutSweep(ctx context.Context, d Deps, name string) error {
+	if d.Hosts == nil {
+		return nil
+	}
+	return queueOnHosts(ctx, d, name, false)
+}
+
+// queueOnHosts puts a run of the sweep name on each live host's queue,
+// this host's too when self: one queued or running per host at a time.
+func queueOnHosts(ctx context.Context, d Deps, name string, self bool) error {
 	client := river.ClientFromContext[pgx.Tx](ctx)
 	alive, err := d.Hosts.Alive(ctx)
 	if err != nil {
@@ -48,8 +64,11 @@ func fanOut(ctx context.Context, d Deps) error {
 	}
 	var errs []error
 	for _, h := range alive {
-		if _, err := client.Insert(ctx, HostWorkArgs(h), HostWorkOpts(h)); err != nil {
-			errs = append(errs, fmt.Errorf("queue host %s's work: %w", h, err))
+		if h == d.Hosts.This() && !self {
+			continue
+		}
+		if _, err := client.Insert(ctx, SweepArgs{Name: name, Host: h}, HostWorkOpts(h)); err != nil {
+			errs = append(errs, fmt.Errorf("queue %s on host %s: %w", name, h, err))
 		}
 	}
 	return errors.Join(errs...)
@@ -58,8 +77,8 @@ func fanOut(ctx context.Context, d Deps) error {
 // HostWorkArgs is host's own run of work.
 func HostWorkArgs(host string) SweepArgs { return SweepArgs{Name: hostWork, Host: host} }
 
-// HostWorkOpts puts a host's run of work on its own queue, one queued or
-// running at a time.
+// HostWorkOpts puts a host's run of a sweep on its own queue, one queued
+// or running at a time.
 func HostWorkOpts(host string) *river.InsertOpts {
 	o := SweepArgs{}.InsertOpts()
 	o.Queue = operations.HostQueue(host)

@@ -75,7 +75,11 @@ type sweep struct {
 	// onHost marks a run on one host's queue, which another sweep queues
 	// (hostwork.go): it is no periodic job of its own.
 	onHost bool
-	run    func(ctx context.Context, d Deps) error
+	// fan marks a sweep each host runs for the boxes it owns: its
+	// periodic run, wherever it runs, also queues a run on every other
+	// live host's queue (hostwork.go).
+	fan bool
+	run func(ctx context.Context, d Deps) error
 }
 
 // sweepTable is the one table of periodic jobs. The snapshot sweeps do not run
@@ -126,7 +130,7 @@ func sweepTable(d Deps) []sweep {
 			_, err := d.Sweeps.ExpireKeeps(ctx)
 			return err
 		}},
-		sweep{name: "automatic", every: every.Automatic, history: true, run: func(ctx context.Context, d Deps) error {
+		sweep{name: "automatic", every: every.Automatic, history: true, fan: true, run: func(ctx context.Context, d Deps) error {
 			rep, err := d.Sweeps.CheckAutomatic(ctx)
 			if len(rep.Taken) > 0 || rep.Walked > 0 {
 				d.Logger.Info("automatic check", "checked", rep.Checked, "taken", len(rep.Taken), "walked", rep.Walked)
@@ -205,6 +209,11 @@ func (w *SweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error
 	s, ok := w.byName[job.Args.Name]
 	if !ok {
 		return river.JobCancel(fmt.Errorf("no sweep named %q", job.Args.Name))
+	}
+	if s.fan && job.Args.Host == "" {
+		if err := fanOutSweep(ctx, w.deps, s.name); err != nil {
+			w.deps.Logger.Warn("queue a sweep on the other hosts", "sweep", s.name, "err", err)
+		}
 	}
 	return s.run(ctx, w.deps)
 }

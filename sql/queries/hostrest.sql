@@ -7,3 +7,8 @@
 -- The state of the snapshot the backend knows by ref; no row: deleted.
 SELECT state FROM snapshots WHERE backend_id = @backend_id AND ref = @ref
 ORDER BY state_at DESC LIMIT 1;
+
+-- name: BoxesOwnedElsewhere :many
+-- The boxes another host owns: their data is on that host's disk, so only
+-- that host checks them for automatic history.
+SELECT id FROM boxes WHERE owner_host IS NOT NULL AND owner_host <> @host AND state <> 'released';

@@ -9,6 +9,32 @@ import (
 	"context"
 )
 
+const boxesOwnedElsewhere = `-- name: BoxesOwnedElsewhere :many
+SELECT id FROM boxes WHERE owner_host IS NOT NULL AND owner_host <> $1 AND state <> 'released'
+`
+
+// The boxes another host owns: their data is on that host's disk, so only
+// that host checks them for automatic history.
+func (q *Queries) BoxesOwnedElsewhere(ctx context.Context, db DBTX, host *string) ([]string, error) {
+	rows, err := db.Query(ctx, boxesOwnedElsewhere, host)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const snapshotStateByRef = `-- name: SnapshotStateByRef :one
 
 SELECT state FROM snapshots WHERE backend_id = $1 AND ref = $2
