@@ -3,14 +3,8 @@ package local
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
-	"sort"
-	"strings"
-	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/ship"
@@ -31,21 +25,14 @@ type Shipping struct {
 	log     *slog.Logger
 }
 
-// unshippedSnapshot is one snapshot this host holds whole that is not in
-// the content store yet, and when it was taken.
-type unshippedSnapshot struct {
-	id    string
-	taken time.Time
-}
-
 // unshipped lists the snapshots this host holds whole (not damaged, not
 // being deleted) that are not in the content store yet, oldest first; none
 // without a content store.
-func (b *Shipping) unshipped(ctx context.Context) ([]unshippedSnapshot, error) {
+func (b *Shipping) unshipped(ctx context.Context) ([]string, error) {
 	if b.shipper == nil || b.shipper.Remote == nil {
 		return nil, nil
 	}
-	return unshippedIn(ctx, b.st)
+	return b.st.Unshipped(ctx, ship.FileShipped)
 }
 
 // CountUnshipped counts the snapshots the local backend's folder root
@@ -56,49 +43,8 @@ func CountUnshipped(ctx context.Context, root string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	u, err := unshippedIn(ctx, store.NewStore(abs))
+	u, err := store.NewStore(abs).Unshipped(ctx, ship.FileShipped)
 	return len(u), err
-}
-
-// unshippedIn lists the snapshots st holds whole that are not marked
-// shipped, oldest first.
-func unshippedIn(ctx context.Context, st *store.Store) ([]unshippedSnapshot, error) {
-	dirs, err := os.ReadDir(st.Path(store.DirSnapshots))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("list the snapshots to ship: %w", err)
-	}
-	var out []unshippedSnapshot
-	for _, d := range dirs {
-		id := d.Name()
-		if strings.HasPrefix(id, ".") || !d.IsDir() || !st.WholeSnapshot(id) {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if _, err := os.Stat(filepath.Join(st.SnapDir(id), ship.FileShipped)); err == nil {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(st.SnapDir(id), store.FileDamaged)); err == nil {
-			continue
-		}
-		u := unshippedSnapshot{id: id}
-		var lab store.Label
-		if store.ReadChecked(filepath.Join(st.SnapDir(id), store.FileLabel), &lab) == nil {
-			u.taken = lab.TakenAt
-		}
-		out = append(out, u)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].taken.Equal(out[j].taken) {
-			return out[i].taken.Before(out[j].taken)
-		}
-		return out[i].id < out[j].id
-	})
-	return out, nil
 }
 
 // UnshippedSnapshots counts the snapshots this host holds that are not in
@@ -124,7 +70,7 @@ func (b *Shipping) ShipUnshipped(ctx context.Context, max int) (shipped, left in
 		if i >= max || ctx.Err() != nil {
 			break
 		}
-		if err := b.shipOne(ctx, u.id); err != nil {
+		if err := b.shipOne(ctx, u); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -166,7 +112,7 @@ func (b *Shipping) InContentStore(ctx context.Context, ref providers.SnapshotRef
 	if b.shipper.Shipped(id) {
 		return true, nil
 	}
-	if _, err := os.Stat(b.st.SnapDir(id)); err == nil {
+	if b.st.HasFile(id, "") {
 		return false, nil
 	}
 	err := b.st.FetchSnapshot(ctx, id)

@@ -71,6 +71,8 @@ var pathCallsAllowed = map[string]string{
 	"store/codec.go (*Store).cachedManifest":          "the store's manifest file",
 	"store/codec.go (*Store).Remember":                "the store's manifest file",
 	"store/codec.go (*Store).WholeSnapshot":           "the store's snapshot folder",
+	"store/unshipped.go (*Store).Unshipped":           "the store's snapshot folders",
+	"store/unshipped.go (*Store).HasFile":             "a file of the store's snapshot folder",
 	"browse/compare.go (*Files).OpenFile":             "the store's content",
 	"content/copy.go (*Copier).HashPath":              "a file of the store",
 	"sweep/delete.go (*Deletes).DeleteSnapshot":       "the store's snapshot folder",
