@@ -57,7 +57,10 @@ func fanOutSweep(ctx context.Context, d Deps, name string) error {
 // queueOnHosts puts a run of the sweep name on each live host's queue,
 // this host's too when self: one queued or running per host at a time.
 func queueOnHosts(ctx context.Context, d Deps, name string, self bool) error {
-	client := river.ClientFromContext[pgx.Tx](ctx)
+	client, err := river.ClientFromContextSafely[pgx.Tx](ctx)
+	if err != nil {
+		return fmt.Errorf("queue %s on the hosts: %w", name, err)
+	}
 	alive, err := d.Hosts.Alive(ctx)
 	if err != nil {
 		return err
