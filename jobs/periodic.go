@@ -72,7 +72,14 @@ type sweep struct {
 	// history marks automatic history's sweeps, which Deps.ManualHistory
 	// leaves to the caller.
 	history bool
-	run     func(ctx context.Context, d Deps) error
+	// onHost marks a run on one host's queue, which another sweep queues
+	// (hostwork.go): it is no periodic job of its own.
+	onHost bool
+	// fan marks a sweep each host runs for the boxes it owns: its
+	// periodic run, wherever it runs, also queues a run on every other
+	// live host's queue (hostwork.go).
+	fan bool
+	run func(ctx context.Context, d Deps) error
 }
 
 // sweepTable is the one table of periodic jobs. The snapshot sweeps do not run
@@ -88,6 +95,7 @@ func sweepTable(d Deps) []sweep {
 		return err
 	}}}
 	out = append(out, contentSweeps(d)...)
+	out = append(out, hostSweeps(d)...)
 	if d.Core == nil {
 		return out
 	}
@@ -122,7 +130,7 @@ func sweepTable(d Deps) []sweep {
 			_, err := d.Sweeps.ExpireKeeps(ctx)
 			return err
 		}},
-		sweep{name: "automatic", every: every.Automatic, history: true, run: func(ctx context.Context, d Deps) error {
+		sweep{name: "automatic", every: every.Automatic, history: true, fan: true, run: func(ctx context.Context, d Deps) error {
 			rep, err := d.Sweeps.CheckAutomatic(ctx)
 			if len(rep.Taken) > 0 || rep.Walked > 0 {
 				d.Logger.Info("automatic check", "checked", rep.Checked, "taken", len(rep.Taken), "walked", rep.Walked)
@@ -153,6 +161,8 @@ func sweepTable(d Deps) []sweep {
 // SweepArgs is one periodic job's run; Name says which.
 type SweepArgs struct {
 	Name string `json:"name" river:"unique"`
+	// Host is the host whose queue runs it, for a host's own work.
+	Host string `json:"host,omitempty" river:"unique"`
 }
 
 // Kind is the job's stable name.
@@ -200,13 +210,18 @@ func (w *SweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error
 	if !ok {
 		return river.JobCancel(fmt.Errorf("no sweep named %q", job.Args.Name))
 	}
+	if s.fan && job.Args.Host == "" {
+		if err := fanOutSweep(ctx, w.deps, s.name); err != nil {
+			w.deps.Logger.Warn("queue a sweep on the other hosts", "sweep", s.name, "err", err)
+		}
+	}
 	return s.run(ctx, w.deps)
 }
 
 func periodicJobs(d Deps) []*river.PeriodicJob {
 	var out []*river.PeriodicJob
 	for _, s := range sweepTable(d) {
-		if s.history && d.ManualHistory {
+		if (s.history && d.ManualHistory) || s.onHost {
 			continue
 		}
 		args := SweepArgs{Name: s.name}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/hosts"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 )
 
@@ -29,6 +30,9 @@ type Deps struct {
 	// ContentSweep frees the local backend's content store's objects that
 	// nothing names (contentstore.go); nil with no content store.
 	ContentSweep func(ctx context.Context) (int, error)
+	// Hosts are the hosts boxsnap runs on: each live one's own work runs
+	// on its queue (hostwork.go); nil runs none.
+	Hosts *hosts.Hosts
 }
 
 // Register adds every worker to workers. This is the one place workers are

@@ -35,10 +35,11 @@ const demoTaskDuration = 400 * time.Millisecond
 // answers; a QEMU backend when BOXSNAP_QEMU_SOCKET is set, or with cfg.Demo
 // where this host's libvirtd answers and the tests' guest is built (qemu.go).
 //
-// remote, when not nil, is the local backend's content store.
-func backends(cfg config.Config, install string, logger *slog.Logger, remote *ship.Remote) ([]snapshots.Backend, error) {
+// remote, when not nil, is the local backend's content store, and mayFetch
+// what it asks before it fetches a snapshot this host does not hold.
+func backends(cfg config.Config, install string, logger *slog.Logger, remote *ship.Remote, mayFetch func(context.Context, string) error) ([]snapshots.Backend, error) {
 	lb, err := local.New(local.Config{ID: LocalBackendID, Root: cfg.LocalRoot, Host: cfg.Host, Install: install, Templates: filepath.Join(cfg.DataDir, "templates"), DiskImages: cfg.LocalDiskImages, Logger: logger.With("backend", LocalBackendID),
-		ContentStore: remote, ContentCacheBytes: cfg.ContentCacheBytes})
+		ContentStore: remote, ContentCacheBytes: cfg.ContentCacheBytes, MayFetch: mayFetch})
 	if err != nil {
 		return nil, fmt.Errorf("local backend: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/config"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/hosts"
 	"github.com/boxsnap/boxsnap/app/store"
 )
 
@@ -44,7 +45,7 @@ func newBase(ctx context.Context, cfg config.Config, db *Database, logger *slog.
 	if err != nil {
 		return nil, err
 	}
-	bes, err := backends(cfg, install, logger, remote)
+	bes, err := backends(cfg, install, logger, remote, hosts.MayFetch(st, LocalBackendID))
 	if err != nil {
 		return nil, err
 	}

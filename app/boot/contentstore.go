@@ -9,6 +9,8 @@ import (
 	"github.com/boxsnap/boxsnap/app/config"
 	"github.com/boxsnap/boxsnap/app/contentledger"
 	"github.com/boxsnap/boxsnap/app/doctor"
+	"github.com/boxsnap/boxsnap/app/snapshots/hosts"
+	"github.com/boxsnap/boxsnap/providers/local"
 	"github.com/boxsnap/boxsnap/providers/local/objstore"
 	"github.com/boxsnap/boxsnap/providers/local/ship"
 )
@@ -65,6 +67,18 @@ func contentStoreCheck(cfg config.Config) doctor.Check {
 		if err != nil {
 			return []doctor.Result{{Name: name, Detail: err.Error(), Fix: fix}}
 		}
-		return []doctor.Result{{Name: name, OK: true, Detail: fmt.Sprintf("%s: an object was written, read back whole and deleted", sc)}}
+		return []doctor.Result{{Name: name, OK: true, Detail: fmt.Sprintf("%s: an object was written, read back whole and deleted", sc)}, backlogResult(ctx, cfg)}
 	}
+}
+
+// backlogResult is the doctor's count of this host's snapshots not in the
+// content store yet, which its host's work ships.
+func backlogResult(ctx context.Context, cfg config.Config) doctor.Result {
+	const name = "content store backlog"
+	n, err := local.CountUnshipped(ctx, cfg.LocalRoot)
+	if err != nil {
+		return doctor.Result{Name: name, Detail: "the snapshots in " + cfg.LocalRoot + " could not be counted: " + err.Error(),
+			Fix: "check that boxsnap can read " + cfg.LocalRoot}
+	}
+	return doctor.Result{Name: name, OK: true, Detail: hosts.UnshippedWords(n)}
 }

@@ -1,10 +1,14 @@
 package boot
 
 import (
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/boxsnap/boxsnap/app/config"
+	"github.com/boxsnap/boxsnap/app/snapshots/hosts"
+	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/local"
 	"github.com/boxsnap/boxsnap/providers/local/objstore/s3test"
 )
 
@@ -15,10 +19,13 @@ func TestDoctorChecksTheContentStore(t *testing.T) {
 	srv := s3test.Start(t)
 	sc := srv.Bucket(t)
 	cfg := config.Config{ContentStore: "s3://" + sc.Bucket + "/boxsnap", ContentStoreEndpoint: srv.Endpoint, ContentStoreRegion: "us-east-1",
-		ContentStoreAccessKey: srv.AccessKey, ContentStoreSecretKey: srv.SecretKey}
+		ContentStoreAccessKey: srv.AccessKey, ContentStoreSecretKey: srv.SecretKey, LocalRoot: rootWithASnapshot(t)}
 	got := contentStoreCheck(cfg)(t.Context())
-	if len(got) != 1 || !got[0].OK || !strings.Contains(got[0].Detail, "an object was written, read back whole and deleted") {
+	if len(got) != 2 || !got[0].OK || !strings.Contains(got[0].Detail, "an object was written, read back whole and deleted") {
 		t.Fatalf("the doctor on a good bucket: %+v", got)
+	}
+	if want := hosts.UnshippedWords(1); got[1].Detail != want || !strings.HasPrefix(want, "1 snapshot on this host is not in the content store yet") {
+		t.Fatalf("the doctor on a host with a snapshot taken before the content store: %+v, want %q", got[1], want)
 	}
 	for _, bad := range []struct {
 		name string
@@ -39,4 +46,24 @@ func TestDoctorChecksTheContentStore(t *testing.T) {
 			t.Errorf("%s: the doctor shows the secret key", bad.name)
 		}
 	}
+}
+
+// rootWithASnapshot is a local backend's folder holding one snapshot, taken
+// with no content store.
+func rootWithASnapshot(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	_ = local.Passable(root, os.TempDir())
+	b, err := local.New(local.Config{ID: "local", Root: root, Install: "doctor-test", NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := b.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bx0backlog", Kind: "linux"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Snapshot(t.Context(), g, providers.SnapshotTake{Label: providers.Label{Box: g.Ref}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return root
 }

@@ -32,7 +32,7 @@ func TestBootRegistersTheQEMUBackend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bes, err := backends(cfg, "test", logger, nil)
+	bes, err := backends(cfg, "test", logger, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestBootRegistersTheQEMUBackend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bes, err = backends(cfg, "test", logger, nil)
+	bes, err = backends(cfg, "test", logger, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

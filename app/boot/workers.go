@@ -29,7 +29,7 @@ func startJobs(ctx context.Context, cfg config.Config, b *base, s *seams, opts O
 		Host: cfg.Host,
 		Work: cfg.Workers, Logger: logger, Extra: opts.ExtraWorkers,
 		Deps: jobs.Deps{Auth: b.auth, Core: core, Sweeps: s.sweeps, Logger: logger, Intervals: jobs.Intervals(cfg.Intervals),
-			ContentSweep: b.contentSweep},
+			ContentSweep: b.contentSweep, Hosts: s.hosts},
 	})
 	if err != nil {
 		return nil, err

@@ -146,13 +146,25 @@ func (f *fixture) inBucket() map[string]bool {
 	return out
 }
 
-// keptWhole fails the test when the bucket lacks a key a ready snapshot
-// names.
+// keptWhole fails the test when the bucket lacks an object a ready
+// snapshot names: its own key, or the pack the ledger places it in.
 func (f *fixture) keptWhole(when string, ready ...string) {
 	f.t.Helper()
 	have := f.inBucket()
-	for k := range f.named(ready...) {
-		if !have[k] {
+	named := f.named(ready...)
+	keys := make([]string, 0, len(named))
+	for k := range named {
+		keys = append(keys, k)
+	}
+	packOf := map[string]string{}
+	if err := f.ledger.Locate(f.ctx, keys, func(key, pack string, _, _, _ int64) { packOf[key] = pack }); err != nil {
+		f.t.Fatal(err)
+	}
+	for _, k := range keys {
+		if p, ok := packOf[k]; ok && !have[p] {
+			f.t.Fatalf("%s: pack %s, which holds object %s a ready snapshot names, was deleted", when, p, k)
+		}
+		if _, ok := packOf[k]; !ok && !have[k] {
 			f.t.Fatalf("%s: object %s, which a ready snapshot names, was deleted", when, k)
 		}
 	}

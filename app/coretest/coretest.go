@@ -191,7 +191,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	if err != nil {
 		return nil, err
 	}
-	lb, err := local.New(local.Config{ID: "local", Root: opts.LocalRoot, Host: opts.Host, ContentStore: opts.ContentStore, Install: install, Logger: logger, NoSync: true, Price: opts.Price, Templates: opts.Templates,
+	lb, err := local.New(local.Config{ID: "local", Root: opts.LocalRoot, Host: opts.Host, ContentStore: opts.ContentStore, MayFetch: hosts.MayFetch(st, "local"), Install: install, Logger: logger, NoSync: true, Price: opts.Price, Templates: opts.Templates,
 		DiskImages: !opts.NoDiskImages, DiskBytes: cmp.Or(opts.DiskBytes, DiskBytes)})
 	if err != nil {
 		return nil, err
@@ -228,7 +228,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 		return nil, err
 	}
 	client, err := jobs.NewClient(pool, jobs.ClientOptions{Work: !opts.NoWorkers, Logger: logger, Host: opts.Host,
-		Deps: jobs.Deps{Auth: a, Core: core, Sweeps: sw, Logger: logger, ManualHistory: true, Intervals: opts.Intervals}})
+		Deps: jobs.Deps{Auth: a, Core: core, Sweeps: sw, Logger: logger, ManualHistory: true, Intervals: opts.Intervals, Hosts: sm.Hosts}})
 	if err != nil {
 		return nil, err
 	}

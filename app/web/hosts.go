@@ -20,6 +20,9 @@ type hostsPage struct {
 	Page  views.Page
 	Hosts []hostRow
 	This  string
+	// Backlog says how many of this host's snapshots are not in the
+	// content store yet; empty with no content store.
+	Backlog string
 }
 
 // hostRow is a host with its last sighting in words.
@@ -36,6 +39,10 @@ func showHosts(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := hostsPage{Page: views.Page{Title: "Hosts", SignedIn: true, Nav: "hosts", Flash: s.flash(w, r)}, This: s.opts.Hosts.This()}
+	if p.Backlog, err = s.opts.Hosts.Backlog(r.Context()); err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	tz, now := s.opts.Core.TimeZone(r.Context()), time.Now()
 	for _, h := range list {
 		p.Hosts = append(p.Hosts, hostRow{Host: h, Seen: pagemodel.WhenWords(h.LastSeen, now, tz)})

@@ -1,6 +1,7 @@
 package local
 
 import (
+	"context"
 	"log/slog"
 	"sync"
 	"time"
@@ -109,6 +110,12 @@ type Config struct {
 	// store: past it, a take ends by removing the content least recently
 	// read that the bucket holds (reads fetch it back). 0 keeps it all.
 	ContentCacheBytes int64
+	// MayFetch answers, before a snapshot this host does not hold is
+	// fetched from the content store, whether its record still stands: an
+	// error wrapping providers.ErrNotFound (deleted, or being deleted) makes
+	// the snapshot missing here, as one never taken is, though its objects
+	// wait in the bucket for the sweep. Nil fetches any.
+	MayFetch func(ctx context.Context, snapshot string) error
 }
 
 // hooks lets this package's own tests reach inside a take or a start, to
@@ -161,6 +168,9 @@ type Backend struct {
 	// shipper ships snapshots to the content store and fetches them back;
 	// with no content store it does nothing.
 	shipper *ship.Shipper
+	// Shipping ships the snapshots from before the content store and
+	// reads how a snapshot's box ran.
+	*Shipping
 
 	id      string
 	root    string

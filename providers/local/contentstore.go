@@ -14,16 +14,30 @@ import (
 // snapshot's content may have left this host), and deletes its unnaming.
 func useContentStore(b *Backend, cfg Config) {
 	b.shipper = &ship.Shipper{Store: b.Store, Remote: cfg.ContentStore, Log: b.log, Workers: b.workers, CacheBytes: cfg.ContentCacheBytes}
+	b.Shipping = &Shipping{st: b.Store, shipper: b.shipper, log: b.log}
 	if cfg.ContentStore == nil {
 		return
 	}
 	b.Sharing.Bucket = true
 	b.Store.Fetch = b.shipper.Fetch
-	b.Store.FetchSnapshot = b.shipper.FetchSnapshot
+	b.Store.FetchSnapshot = gatedFetch(cfg.MayFetch, b.shipper.FetchSnapshot)
 	b.Writer.Fetch = b.shipper.Fetch
 	b.Held.Shipped = b.shipper.Shipped
 	b.Capturer.Unshipped = true
 	b.Deletes.Unname = b.shipper.Unname
+}
+
+// gatedFetch is fetch asked first of may (Config.MayFetch), when set.
+func gatedFetch(may, fetch func(context.Context, string) error) func(context.Context, string) error {
+	if may == nil {
+		return fetch
+	}
+	return func(ctx context.Context, id string) error {
+		if err := may(ctx, id); err != nil {
+			return err
+		}
+		return fetch(ctx, id)
+	}
 }
 
 // loadWhole is what an export or a scrub loads a snapshot with: its

@@ -53,6 +53,7 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	if owner := b.Store.OwnerOf(m); owner != m.Guest.Ref && src.Command == "" && src.User == "" && src.Env == nil && src.Limits == (providers.BoxLimits{}) {
 		src, _ = b.ReadState(owner) // an imported snapshot's box
 	}
+	src = orCarried(src, b.carriedRun(m.ID))
 	// A snapshot whose files hold more than the bound is refused before
 	// anything is made (forkFolder checks the room an image leaves too).
 	bound := diskBound(src.Limits, b.diskBytes)

@@ -70,6 +70,8 @@ var pathCallsAllowed = map[string]string{
 	"store/codec.go (*Store).cachedManifest":          "the store's manifest file",
 	"store/codec.go (*Store).Remember":                "the store's manifest file",
 	"store/codec.go (*Store).WholeSnapshot":           "the store's snapshot folder",
+	"store/unshipped.go (*Store).Unshipped":           "the store's snapshot folders",
+	"store/unshipped.go (*Store).HasFile":             "a file of the store's snapshot folder",
 	"content/copy.go (*Copier).HashPath":              "a file of the store",
 	"sweep/delete.go (*Deletes).DeleteSnapshot":       "the store's snapshot folder",
 	"sweep/delete.go markDeleting":                    "the store's snapshot folder",

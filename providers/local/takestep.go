@@ -72,6 +72,7 @@ func (b *Backend) Snapshot(ctx context.Context, guest providers.Guest, take prov
 	}
 	b.NameManifest(m, id, guest, st.Parent, capturedAt, reset)
 	lab := b.LabelFor(take.Label, id, guest, capturedAt, reset)
+	lab.Run = runOf(st)
 	captured := time.Since(start)
 	if err := b.Publish(ctx, m, lab); err != nil {
 		lock.Unlock()

@@ -11,11 +11,17 @@
 // old host's queue, and carries the box over as a restore from its last
 // snapshot onto the new host. That restore needs the snapshot's content
 // reachable from the new host: a backend says so through
-// providers.SharedContent, and a move or a takeover is refused in words
-// where it is not. No backend answers true today, so no move has run yet:
-// the local backend restores only into a box folder it has, and the new
-// host has none, so the carry needs that folder made from the shared
-// content before the restore's steps run there.
+// providers.SharedContent (the local backend with a content store), and a
+// move or a takeover is refused in words where it is not. The box's guest
+// is made on the new host first, running as the box ran when that
+// snapshot was taken (providers.Carried: its command, user, limits and
+// network), with its box template's environment, which no snapshot keeps.
+// A snapshot taken before the content store was set is on its host alone:
+// each live host's own work ships them (Backfill, run on its queue by the
+// jobs' fan-out over Alive), a move from such a snapshot is refused in
+// words, and Backlog says how many wait. A host that does not hold a
+// snapshot asks the database's record before fetching it (MayFetch), so a
+// deleted one stays deleted on every host.
 //
 // Only the person moves boxes and takes hosts over: an agent's box lives
 // where the person put it, and a move puts its data on another machine,

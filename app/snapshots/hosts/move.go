@@ -82,6 +82,9 @@ func (h *Hosts) carriable(ctx context.Context, b *snapshots.Box, from string) (*
 	if newest == nil {
 		return nil, &snapshots.Refusal{Code: snapshots.CodeConflict, Words: noSnapshotWords(b.Name)}
 	}
+	if err := h.shipped(ctx, b, be, newest, from); err != nil {
+		return nil, err
+	}
 	return newest, nil
 }
 
@@ -92,7 +95,7 @@ func (h *Hosts) carry(ctx context.Context, c snapshots.Caller, b *snapshots.Box,
 	if h.restorer == nil {
 		return nil, errors.New("hosts: no restorer (UseRestorer was not called)")
 	}
-	if err := h.makeHere(ctx, b); err != nil {
+	if err := h.makeHere(ctx, b, sn); err != nil {
 		return nil, err
 	}
 	if err := h.setOwner(ctx, b.ID, from, to); err != nil {
@@ -110,9 +113,10 @@ func (h *Hosts) carry(ctx context.Context, c snapshots.Caller, b *snapshots.Box,
 }
 
 // makeHere makes b's guest, empty, on this host's backend when it has none,
-// so the restore that carries b over has a box to write its snapshot into
-// here: its folder, named for its guest as on the host it comes from.
-func (h *Hosts) makeHere(ctx context.Context, b *snapshots.Box) error {
+// so the restore that carries b over from sn has a box to write its
+// snapshot into here: its folder, named for its guest as on the host it
+// comes from, running as b ran when sn was taken (carriedSpec).
+func (h *Hosts) makeHere(ctx context.Context, b *snapshots.Box, sn *snapshots.Snapshot) error {
 	be, err := h.k.Backend(b.BackendID)
 	if err != nil {
 		return err
@@ -120,7 +124,11 @@ func (h *Hosts) makeHere(ctx context.Context, b *snapshots.Box) error {
 	if st, err := be.Boxes.Status(ctx, snapshots.GuestOf(b)); err == nil && st.Exists {
 		return nil
 	}
-	if _, err := be.Boxes.Acquire(ctx, providers.BoxSpec{Box: providers.BoxIdentity{ID: b.GuestRef, Name: b.Name, Kind: b.Kind}}); err != nil {
+	spec, err := h.carriedSpec(ctx, b, be, sn)
+	if err != nil {
+		return err
+	}
+	if _, err := be.Boxes.Acquire(ctx, spec); err != nil {
 		return fmt.Errorf("make box %s's guest on host %s: %w", b.Name, h.host, err)
 	}
 	return nil

@@ -18,17 +18,21 @@ type Hosts struct {
 	k        kernel
 	st       *store.Store
 	restorer Restorer
-	host     string
-	now      func() time.Time
-	logger   *slog.Logger
+	// templates give a carried box its template's environment; nil
+	// carries none.
+	templates Templates
+	host      string
+	now       func() time.Time
+	logger    *slog.Logger
 }
 
 // kernel is what the hosts use of the core's kernel: the boxes and their
-// snapshots as the caller may see them, a backend, the engine (a box's
+// snapshots as the caller may see them, the backends, the engine (a box's
 // running operations) and the box log; *snapshots.Service is one.
 type kernel interface {
 	Engine() *operations.Engine
 	Backend(id string) (snapshots.Backend, error)
+	Backends() []snapshots.Backend
 	Box(ctx context.Context, c snapshots.Caller, ref string) (*snapshots.Box, error)
 	SnapshotsOfBox(ctx context.Context, q db.DBTX, box string) ([]*snapshots.Snapshot, error)
 	Log(ctx context.Context, q db.DBTX, box, kind string, c snapshots.Caller, words, snapshot, op string, data any)

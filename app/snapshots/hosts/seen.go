@@ -18,6 +18,10 @@ import (
 const (
 	BeatEvery    = 15 * time.Second
 	SeenAliveFor = 2 * time.Minute
+	// BackfillEvery is how often each live host's own work runs (the
+	// jobs' host-work): its backfill of snapshots from before the
+	// content store.
+	BackfillEvery = 5 * time.Minute
 )
 
 // Host is one host as the pages, the API and the CLI show it.

@@ -67,6 +67,13 @@ func noSnapshotWords(box string) string {
 	return fmt.Sprintf("%s has no ready snapshot to carry over; take one first.", box)
 }
 
+// notShippedWords: a move or a takeover of a box whose newest snapshot was
+// taken before the content store was set, so is on its host alone.
+func notShippedWords(box, snapshot, host string) string {
+	return fmt.Sprintf("%s's newest snapshot ‘%s’ is not in the content store yet: it was taken before the store was set. Host %s ships it within %s, oldest first; move the box once it is there.",
+		box, snapshot, host, agoWords(BackfillEvery))
+}
+
 // busyWords: a move of a box with an operation running.
 func busyWords(box string) string {
 	return fmt.Sprintf("%s has an operation running; move it when that ends.", box)
@@ -128,4 +135,19 @@ func TakenOverWords(r *TakeOverResult) string {
 		return fmt.Sprintf("Host %s owns no boxes.", r.From)
 	}
 	return fmt.Sprintf("Took over %d of host %s's boxes on host %s; left %d.", len(r.Taken), r.From, r.To, len(r.Left))
+}
+
+// UnshippedWords says how many snapshots on this host are not in the
+// content store yet, and what happens to them: boxsnap doctor and the
+// Hosts page say it.
+func UnshippedWords(n int) string {
+	if n == 0 {
+		return "Every snapshot on this host is in the content store."
+	}
+	what := fmt.Sprintf("%d snapshots on this host are", n)
+	if n == 1 {
+		what = "1 snapshot on this host is"
+	}
+	return fmt.Sprintf("%s not in the content store yet: taken before it was set, on this host alone. This host ships them, %d every %s, oldest first, while boxsnap serve or work runs here; until its newest is shipped, a box cannot move.",
+		what, BackfillPerRun, agoWords(BackfillEvery))
 }

@@ -134,6 +134,7 @@ func New(core *snapshots.Service, opts Options) (*Seams, error) {
 		return nil, err
 	}
 	hs.UseRestorer(rs)
+	hs.UseTemplates(bx)
 	return &Seams{Keeps: kp, Boxes: bx, Take: tk, Restores: rs, Forks: fk, Sweeps: sw, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd,
 		BoxViews: bv, Hosts: hs}, nil
 }

@@ -37,7 +37,8 @@ type AutomaticReport struct {
 // last saw running. A box gets at most one automatic snapshot per cadence,
 // counted from its newest automatic snapshot's recorded time, whichever
 // process took it and however often the job runs. A box with an operation
-// running or waiting is left for the next check.
+// running or waiting is left for the next check, and a box another host
+// owns is left to that host's own run of the check.
 func (s *Sweeps) CheckAutomatic(ctx context.Context) (AutomaticReport, error) {
 	var rep AutomaticReport
 	st, err := s.k.Settings(ctx)
@@ -54,6 +55,10 @@ func (s *Sweeps) CheckAutomatic(ctx context.Context) (AutomaticReport, error) {
 			busy[*id] = true
 		}
 	}
+	elsewhere, err := s.ownedElsewhere(ctx)
+	if err != nil {
+		return rep, fmt.Errorf("automatic check: %w", err)
+	}
 	boxes, err := s.st.HistoryBoxes(ctx, s.st.Pool)
 	if err != nil {
 		return rep, fmt.Errorf("automatic check: %w", err)
@@ -62,7 +67,7 @@ func (s *Sweeps) CheckAutomatic(ctx context.Context) (AutomaticReport, error) {
 	var errs []error
 	for _, b := range boxes {
 		be, ok := s.backends[b.BackendID]
-		if !ok || busy[b.ID] || ctx.Err() != nil {
+		if !ok || busy[b.ID] || elsewhere[b.ID] || ctx.Err() != nil {
 			continue
 		}
 		on := st.AutomaticOn(be)

@@ -63,6 +63,21 @@ type Manifest struct {
 type Label struct {
 	providers.Label
 	TakenAt time.Time `json:"takenAt"`
+	// Run is how the box ran when the snapshot was taken, so another host
+	// that makes the box from it runs it alike; nil in a snapshot taken
+	// before labels recorded it.
+	Run *Run `json:"run,omitempty"`
+}
+
+// Run is how a box runs (its state's command, user, limits and network),
+// never its environment, which may hold secrets.
+type Run struct {
+	Kind      string              `json:"kind,omitempty"`
+	Command   string              `json:"command,omitempty"`
+	User      string              `json:"user,omitempty"`
+	Limits    providers.BoxLimits `json:"limits,omitempty"`
+	NoNetwork bool                `json:"noNetwork,omitempty"`
+	Publish   []int               `json:"publish,omitempty"`
 }
 
 // StatKey is what says a file did not change since a manifest recorded it.

@@ -1,0 +1,63 @@
+package hosts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// Templates reads a box template by name: the boxes seam is one. A box
+// carried over runs with its template's environment, which no snapshot
+// records.
+type Templates interface {
+	Template(ctx context.Context, name string) (snapshots.BoxTemplate, error)
+}
+
+// UseTemplates gives the hosts the box templates, made before them.
+func (h *Hosts) UseTemplates(t Templates) { h.templates = t }
+
+// carriedSpec is what b's guest is made with on this host before it is
+// restored from sn: how b ran when sn was taken, as the backend recorded
+// it in sn (its command, user, limits and network), else what b was made
+// from (its command, and its box template's user, limits and network as
+// the template is now); with the environment of its box template as it is
+// now, when it still exists, since no record keeps one.
+func (h *Hosts) carriedSpec(ctx context.Context, b *snapshots.Box, be snapshots.Backend, sn *snapshots.Snapshot) (providers.BoxSpec, error) {
+	spec := providers.BoxSpec{}
+	recorded := false
+	if c, ok := be.Snap.(providers.Carried); ok {
+		var err error
+		if spec, recorded, err = c.CarriedSpec(ctx, snapshots.RefOf(sn, b)); err != nil {
+			return spec, fmt.Errorf("read how box %s ran from snapshot %s: %w", b.Name, sn.Name, err)
+		}
+	}
+	spec.Box = providers.BoxIdentity{ID: b.GuestRef, Name: b.Name, Kind: b.Kind}
+	mf, err := h.st.MadeFromByBox(ctx, h.st.Pool, b.ID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return spec, nil
+	}
+	if err != nil {
+		return spec, fmt.Errorf("read what box %s was made from: %w", b.Name, err)
+	}
+	if !recorded {
+		spec.Command = mf.Command
+	}
+	if mf.Template == "" || h.templates == nil {
+		return spec, nil
+	}
+	t, err := h.templates.Template(ctx, mf.Template)
+	if err != nil {
+		return spec, nil // the template is gone: the box runs with no environment
+	}
+	spec.Env = maps.Clone(t.Env)
+	if !recorded {
+		spec.User, spec.Limits, spec.NoNetwork = t.User, t.Limits, t.NoNetwork
+	}
+	return spec, nil
+}
