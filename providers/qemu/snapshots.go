@@ -129,6 +129,7 @@ func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef,
 	if err != nil {
 		return err
 	}
+	b.at("delete:prepared")
 	if err := l.DomainSnapshotDelete(s, 0); err != nil && !isNoSnapshot(err) {
 		return fmt.Errorf("delete snapshot %s of %s: %w", ref.Ref, ref.Guest.Ref, err)
 	}
