@@ -18,10 +18,10 @@ import (
 	"github.com/boxsnap/boxsnap/providers/qemu/qemutest"
 )
 
-// TestHeldCopyInertOnQEMU: what G16 asks of a backend that keeps no held
-// copies and no earlier guests (a QEMU snapshot lives in its box's disk, a
-// restore is in place): a copy not finished is remade, never trusted, and
-// no guest boxsnap made starts by itself. The worker running a fork is
+// TestHeldCopyInertOnQEMU: a backend that keeps no held copies and no
+// earlier guests (a QEMU snapshot lives in its box's disk, a restore is in
+// place) still remakes a copy not finished, never trusting it, and starts
+// no guest boxsnap made by itself. The worker running a fork is
 // killed (SIGKILL) once the fork's disk is copied and before its domain is
 // defined, and the left-over disk is spoiled; the next worker copies it
 // again from the snapshot, so the fork boots holding the file the guest

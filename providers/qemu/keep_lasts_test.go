@@ -35,11 +35,10 @@ func coreOn(t *testing.T, b *qemu.Backend, dsn string) *coretest.Env {
 	return env
 }
 
-// TestKeepLastsOnQEMU: what G15 asks of a backend whose snapshots live in
-// the box's disk. Keep is offered only where a fork can use it after the
-// release, and a QEMU box's snapshots go with its disk, so Keep is refused
-// with why, for a snapshot taken before the identity reset as for any, and
-// the plan says so; nothing is kept. What lasts the release is a fork:
+// TestKeepLastsOnQEMU: Keep is offered only where a fork can use it after
+// the release, and a QEMU box's snapshots live in its disk and go with it,
+// so Keep is refused with why, for a snapshot taken before the identity
+// reset as for any, and the plan says so; nothing is kept. What lasts the release is a fork:
 // with boxsnap started again, a fork of the snapshot boots holding the file
 // the guest wrote before the take, and still holds it once the source is
 // released and its snapshots are gone.
