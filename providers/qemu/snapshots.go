@@ -172,7 +172,8 @@ func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, 
 		g := b.guest(d.Name)
 		for _, s := range snaps {
 			sx, err := b.readSnapshot(l, s)
-			if isNoSnapshot(err) {
+			if isNoSnapshot(err) || libvirt.IsNotFound(err) {
+				// Deleted, or its domain released, since the listing.
 				continue
 			}
 			if err != nil {
