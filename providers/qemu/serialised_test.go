@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -35,12 +36,29 @@ func (h *holder) hook(point string) {
 	<-release
 }
 
-// arm holds the backend the next time it reaches point.
-func (h *holder) arm(point string) (reached, release chan struct{}) {
+// arm holds the backend the next time it reaches point; release lets it
+// go, once, and the test's end lets it go too, so a failed test never
+// leaves a worker held.
+func (h *holder) arm(t *testing.T, point string) (reached chan struct{}, release func()) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.point, h.reached, h.release = point, make(chan struct{}), make(chan struct{})
-	return h.reached, h.release
+	var once sync.Once
+	ch := h.release
+	release = func() { once.Do(func() { close(ch) }) }
+	t.Cleanup(release)
+	return h.reached, release
+}
+
+// waitReached waits until the backend is held, up to a deadline a
+// restore's undo under TCG keeps.
+func waitReached(t *testing.T, reached chan struct{}) {
+	t.Helper()
+	select {
+	case <-reached:
+	case <-time.After(2 * bootWait):
+		t.Fatal("the backend never reached the point it was to be held at")
+	}
 }
 
 // TestSerialisedAndEligibleOnQEMU: on a real guest, the operations on a
@@ -138,7 +156,9 @@ func TestSerialisedAndEligibleOnQEMU(t *testing.T) {
 	if rop.StartedAt.Before(*top.EndedAt) {
 		t.Fatal("the restore started before the take ended")
 	}
-	mid, _, _ = env.Core.Snapshot(ctx, snapshots.Owner(), mid.ID)
+	if mid, _, err = env.Core.Snapshot(ctx, snapshots.Owner(), mid.ID); err != nil {
+		t.Fatal(err)
+	}
 	if got := holds(mid); got != "two" {
 		t.Fatalf("the take asked with the restore holds %q, want %q", got, "two")
 	}
@@ -147,30 +167,30 @@ func TestSerialisedAndEligibleOnQEMU(t *testing.T) {
 	}
 
 	// A restore under way refuses the delete of its target.
-	reached, release := h.arm("restore:rollback")
+	reached, release := h.arm(t, "restore:rollback")
 	rop, err = env.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: box.Name, Snapshot: mid.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
-	<-reached
+	waitReached(t, reached)
 	_, err = env.Keeps.Delete(ctx, snapshots.Owner(), snapshots.DeleteRequest{Box: box.Name, Snapshot: mid.ID})
 	coretest.RefusedWith(t, err, "‘"+mid.Name+"’ is in use: the restore at")
-	close(release)
+	release()
 	ready(rop, "the restore held at its rollback")
 	if got := state(); got != "two" {
 		t.Fatalf("after the restore held at its rollback the guest holds %q, want %q", got, "two")
 	}
 
 	// A delete under way refuses a restore to what it deletes.
-	reached, release = h.arm("delete:prepared")
+	reached, release = h.arm(t, "delete:prepared")
 	dop, err := env.Keeps.Delete(ctx, snapshots.Owner(), snapshots.DeleteRequest{Box: box.Name, Snapshot: sns[1].ID})
 	if err != nil {
 		t.Fatal(err)
 	}
-	<-reached
+	waitReached(t, reached)
 	_, err = env.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: box.Name, Snapshot: sns[1].ID})
 	coretest.RefusedWith(t, err, "‘"+sns[1].Name+"’ is in use: it is being deleted")
-	close(release)
+	release()
 	ready(dop, "the delete held before libvirt's")
 	if held, err := b.HeldSnapshots(ctx); err != nil {
 		t.Fatal(err)
