@@ -135,6 +135,9 @@ type ImportedSnapshot struct {
 	// Parent is the ID of the snapshot it was taken after, from its own
 	// manifest: the only source of ancestry.
 	Parent string
+	// Holds is what the imported snapshot holds here, which may be less than
+	// its source held: a snapshot with memory is moved as its disk.
+	Holds Holds
 	// Already is set when the same snapshot was already there, identical; it
 	// is installed only once.
 	Already bool

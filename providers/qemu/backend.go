@@ -59,8 +59,9 @@ type Config struct {
 	// Accel is AccelKVM or AccelTCG (the default).
 	Accel  string
 	Logger *slog.Logger
-	// Hook, when set, is called at each named point of a take and a restore
-	// (tests stop a worker there); it never changes what happens.
+	// Hook, when set, is called at each named point of a take, a restore,
+	// a delete and a fork (tests stop a worker there); it never changes
+	// what happens.
 	Hook func(point string)
 }
 

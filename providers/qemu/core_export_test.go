@@ -18,7 +18,9 @@ import (
 // TestQEMUExportImportThroughTheCore: a QEMU box's two snapshots exported
 // as one file by one install's core and imported by another's make a new
 // box there from the later one, with both snapshots and their ancestry; the
-// new box boots holding the file its source's guest wrote.
+// new box boots holding the file its source's guest wrote. The later one,
+// taken with the guest's memory, is exported as its disk, so the other
+// install lists and plans it as holding the disk alone.
 func TestQEMUExportImportThroughTheCore(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -30,20 +32,24 @@ func TestQEMUExportImportThroughTheCore(t *testing.T) {
 	}
 	g := providers.Guest{Backend: b.ID(), Kind: qemu.KindLinux, Ref: box.GuestRef, Generation: 1}
 	boot(t, b, g)
-	take := func(name string) {
+	take := func(name string, memory bool) string {
 		t.Helper()
-		op, _, err := from.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: box.Name, Name: name})
+		op, sn, err := from.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: box.Name, Name: name, Memory: memory})
 		if err != nil {
 			t.Fatalf("take %s: %v", name, err)
 		}
 		if got := from.Wait(t, op); got.State != snapshots.OpDone {
 			t.Fatalf("take %s ended %s: %s", name, got.State, coretest.Deref(got.Error))
 		}
+		return sn.ID
 	}
 	sh(t, b, g, "printf 'first' > /root/state && sync")
-	take("first")
+	take("first", false)
 	sh(t, b, g, "printf 'second' > /root/state && sync")
-	take("second")
+	second := take("second", true)
+	if sn, _, err := from.Core.Snapshot(ctx, snapshots.Owner(), second); err != nil || sn.Holds != string(providers.HoldsDiskAndMemory) {
+		t.Fatalf("the source's second holds %+v (%v), want its disk and memory", sn, err)
+	}
 	ex, err := from.Contents.PlanExport(ctx, snapshots.Owner(), contents.ExportRequest{Box: box.Name, Snapshots: []string{"first", "second"}})
 	if err != nil {
 		t.Fatalf("PlanExport: %v", err)
@@ -88,6 +94,27 @@ func TestQEMUExportImportThroughTheCore(t *testing.T) {
 			t.Errorf("the imported second's parent is %q, want first", s.Parent)
 		}
 	}
+	t.Run("MemorySnapshotImportedAsDisk", func(t *testing.T) {
+		for _, s := range res.Snapshots {
+			sn, _, err := to.Core.Snapshot(ctx, snapshots.Owner(), s.ID)
+			if err != nil {
+				t.Fatalf("the imported %s: %v", s.Name, err)
+			}
+			if sn.Holds != string(providers.HoldsDisk) {
+				t.Errorf("the imported %s is listed as holding %q, want %q: an export carries the disk alone", s.Name, sn.Holds, providers.HoldsDisk)
+			}
+			if w := snapshots.HoldsWords(sn.Holds, ""); w != "disk" {
+				t.Errorf("the imported %s is listed as holding %s, want disk", s.Name, w)
+			}
+			_, _, plan, err := to.Core.Plan(ctx, snapshots.Owner(), res.Box, s.ID)
+			if err != nil {
+				t.Fatalf("plan the imported %s: %v", s.Name, err)
+			}
+			if !plan.Restore.RestartsProcesses {
+				t.Errorf("the imported %s is planned as a memory snapshot: %+v", s.Name, plan.Restore)
+			}
+		}
+	})
 	// The new box's guest is the fork's domain; it is started, through the
 	// core, unless it runs already.
 	ng := providers.Guest{Backend: other.ID(), Kind: qemu.KindLinux, Ref: "boxsnap-" + res.Box, Generation: 1}

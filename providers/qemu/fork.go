@@ -14,7 +14,9 @@ import (
 // with a new MAC address: the
 // guest's identity reset makes its own machine ID, SSH host keys and host
 // ID at its first boot. It does not start it; asked again, it answers the
-// domain already made.
+// domain already made. A disk a fork cut short left with no domain on it
+// is copied again from the snapshot, never trusted: the domain is defined
+// only once its disk is whole.
 func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, box providers.BoxIdentity, rec providers.Recorder) (providers.Guest, error) {
 	src, err := b.source(ctx, ref)
 	if err != nil {
@@ -43,6 +45,7 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	if err := os.Rename(tmp, disk); err != nil {
 		return g, err
 	}
+	b.at("fork:copied")
 	meta := boxMeta{Install: box.Install, Box: box.ID, Template: src.template, Reset: src.reset}
 	if meta.Install == "" {
 		meta.Install = b.cfg.Install

@@ -45,8 +45,9 @@ func newBackend(t *testing.T) *qemu.Backend {
 	return b
 }
 
-// newBackendConfig is newBackend, with the configuration it was made from.
-func newBackendConfig(t *testing.T) (*qemu.Backend, qemu.Config) {
+// newBackendConfig is newBackend, with the configuration it was made from,
+// changed by each of opts first.
+func newBackendConfig(t *testing.T, opts ...func(*qemu.Config)) (*qemu.Backend, qemu.Config) {
 	t.Helper()
 	d := qemutest.Libvirtd(t)
 	files := qemutest.Guest(t)
@@ -57,6 +58,9 @@ func newBackendConfig(t *testing.T) (*qemu.Backend, qemu.Config) {
 	cfg := qemu.Config{ID: "qemu-test", Socket: d.Socket, Install: "intest", Dir: dir,
 		Templates: map[string]qemu.Template{template: {Kernel: files.Kernel, Initrd: files.Initrd, Disk: files.Disk,
 			Cmdline: files.Cmdline, MemoryMiB: 256, CPUs: 1, ResetVersion: qemutest.ResetVersion}}}
+	for _, o := range opts {
+		o(&cfg)
+	}
 	b, err := qemu.New(cfg)
 	if err != nil {
 		t.Fatal(err)

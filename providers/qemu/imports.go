@@ -128,7 +128,9 @@ func (b *archives) ImportSnapshots(ctx context.Context, opts providers.ImportOpt
 	whole := map[string]string{}
 	for _, id := range ids {
 		s := batch[id]
-		imp := providers.ImportedSnapshot{Ref: b.importedRef(opts.Group, id), Name: s.info.Name, Parent: s.info.Parent}
+		// An export carries a snapshot's disk only, so what it holds here
+		// is its disk, whatever its source held.
+		imp := providers.ImportedSnapshot{Ref: b.importedRef(opts.Group, id), Name: s.info.Name, Parent: s.info.Parent, Holds: providers.HoldsDisk}
 		if m, err := b.importedMeta(id); err == nil {
 			if m.Group != opts.Group {
 				return nil, &providers.RefusedError{Why: fmt.Sprintf("The snapshot %s was imported here into another box.", id)}

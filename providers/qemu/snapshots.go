@@ -129,6 +129,7 @@ func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef,
 	if err != nil {
 		return err
 	}
+	b.at("delete:prepared")
 	if err := l.DomainSnapshotDelete(s, 0); err != nil && !isNoSnapshot(err) {
 		return fmt.Errorf("delete snapshot %s of %s: %w", ref.Ref, ref.Guest.Ref, err)
 	}
@@ -171,7 +172,8 @@ func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, 
 		g := b.guest(d.Name)
 		for _, s := range snaps {
 			sx, err := b.readSnapshot(l, s)
-			if isNoSnapshot(err) {
+			if isNoSnapshot(err) || libvirt.IsNotFound(err) {
+				// Deleted, or its domain released, since the listing.
 				continue
 			}
 			if err != nil {

@@ -393,7 +393,7 @@ func (s *Contents) recordImport(ctx context.Context, c snapshots.Caller, be snap
 			sn, err := snapshots.SnapshotRow(s.st.MoveSnapshotInsert(ctx, tx, db.MoveSnapshotInsertParams{ID: d.Ref.ID, BoxID: box.ID,
 				BoxName: box.Name, BoxKind: box.Kind, BoxSystem: box.System, BackendID: be.ID, Storage: d.Ref.Storage,
 				Name: name, Note: es.Note, TakenAt: es.TakenAt, CapturedAt: es.CapturedAt, ByKind: c.ByKind(),
-				ByWhy: snapshots.NilIfEmpty(c.Why), Holds: es.Holds, ForkSafe: es.ForkSafe, ParentID: parent, Ref: d.Ref.Ref}))
+				ByWhy: snapshots.NilIfEmpty(c.Why), Holds: importedHolds(d), ForkSafe: es.ForkSafe, ParentID: parent, Ref: d.Ref.Ref}))
 			if err != nil {
 				return fmt.Errorf("record snapshot %s: %w", d.Ref.ID, err)
 			}

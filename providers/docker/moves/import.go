@@ -101,7 +101,7 @@ func (b *Moves) ImportSnapshots(ctx context.Context, opts providers.ImportOption
 		seen[s.info.ID] = true
 		out = append(out, providers.ImportedSnapshot{
 			Ref:  providers.SnapshotRef{ID: s.info.ID, Ref: s.info.ID, Storage: "docker", Where: "current", Guest: b.E.Guest(opts.Group)},
-			Name: s.info.Name, Parent: s.info.Parent, Already: s.already,
+			Name: s.info.Name, Parent: s.info.Parent, Holds: providers.HoldsDisk, Already: s.already,
 		})
 	}
 	return out, nil

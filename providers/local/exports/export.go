@@ -415,6 +415,7 @@ func (b *Exports) publishBatch(ctx context.Context, stage string, unique []*stag
 			Ref:     providers.SnapshotRef{ID: s.info.ID, Ref: s.info.ID, Guest: b.GuestOf(groupName, s.m.Guest.Kind), Storage: b.Id, Where: "current"},
 			Name:    s.info.Name,
 			Parent:  s.m.Parent,
+			Holds:   providers.HoldsDisk,
 			Already: s.already,
 		})
 	}

@@ -1,0 +1,125 @@
+package qemu_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/boxsnap/boxsnap/app/coretest"
+	"github.com/boxsnap/boxsnap/app/dbtest"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/fork"
+	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/qemu"
+	"github.com/boxsnap/boxsnap/providers/qemu/qemutest"
+)
+
+// TestHeldCopyInertOnQEMU: a backend that keeps no held copies and no
+// earlier guests (a QEMU snapshot lives in its box's disk, a restore is in
+// place) still remakes a copy not finished, never trusting it, and starts
+// no guest boxsnap made by itself. The worker running a fork is
+// killed (SIGKILL) once the fork's disk is copied and before its domain is
+// defined, and the left-over disk is spoiled; the next worker copies it
+// again from the snapshot, so the fork boots holding the file the guest
+// wrote before the take, with its own machine ID, SSH host key and host ID
+// from its identity reset. libvirt starts neither the source's domain nor
+// the fork's when it starts (autostart off).
+func TestHeldCopyInertOnQEMU(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b, cfg := newBackendConfig(t)
+	dsn := dbtest.NewDSN(t)
+	pool, err := pgxpool.New(ctx, dsn+" pool_max_conns=12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	root := t.TempDir()
+	env, err := coretest.Build(ctx, pool, coretest.Options{Install: "intest", LocalRoot: root, NoWorkers: true, NoTrash: true,
+		Extra: []snapshots.Backend{{ID: b.ID(), Kind: "qemu", Label: b.ID(), Snap: b, Boxes: b}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(env.Stop)
+	box, err := env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "inert-owl", Kind: qemu.KindLinux, Backend: b.ID(), Template: template})
+	if err != nil {
+		t.Fatalf("AcquireBox: %v", err)
+	}
+	g := providers.Guest{Backend: b.ID(), Kind: qemu.KindLinux, Ref: box.GuestRef, Generation: 1}
+	boot(t, b, g)
+	own := readIdentity(t, b, g)
+	sh(t, b, g, "printf 'written before the take' > /root/state && sync")
+	first := startWorker(t, dsn, root, cfg, "")
+	sn := takeOnQEMU(t, env, box.Name, "source", false)
+	first.kill()
+
+	w := startWorker(t, dsn, root, cfg, "fork:copied")
+	op, err := env.Forks.Fork(ctx, snapshots.Owner(), fork.ForkRequest{Box: box.Name, Snapshot: sn.ID, Name: "inert-owl-fork"})
+	if err != nil {
+		t.Fatalf("Fork: %v", err)
+	}
+	w.waitStalled(t)
+	w.kill()
+	disks, err := filepath.Glob(filepath.Join(cfg.Dir, "*.qcow2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, d := range disks {
+		if filepath.Base(d) != g.Ref+".qcow2" {
+			left = append(left, d)
+		}
+	}
+	if len(left) != 1 {
+		t.Fatalf("the fork cut short left the disks %v, want its one copy", left)
+	}
+	if err := os.WriteFile(left[0], []byte("a copy cut short, which nothing may trust"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	next := startWorker(t, dsn, root, cfg, "")
+	done := waitOp(t, env, op.ID)
+	if done.State == snapshots.OpUnknown {
+		if _, err := env.Core.CheckNow(ctx, snapshots.Owner(), op.ID); err != nil {
+			t.Fatal(err)
+		}
+		done = waitOp(t, env, op.ID)
+	}
+	if done.State != snapshots.OpDone {
+		log, _ := os.ReadFile(next.log)
+		t.Fatalf("the fork resumed ended %s at %s: %s\n%s", done.State, done.Step, coretest.Deref(done.Error), log)
+	}
+	forked, err := env.Core.Box(ctx, snapshots.Owner(), "inert-owl-fork")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fg := providers.Guest{Backend: b.ID(), Kind: qemu.KindLinux, Ref: forked.GuestRef, Generation: forked.Generation}
+	running(t, b, fg)
+	wctx, cancel := context.WithTimeout(ctx, bootWait)
+	defer cancel()
+	if _, err := qemutest.WaitBoot(wctx, b.ConsoleLog(fg), 0); err != nil {
+		t.Fatalf("the remade fork's boot: %v", err)
+	}
+	if got := strings.TrimSpace(sh(t, b, fg, "cat /root/state")); got != "written before the take" {
+		t.Fatalf("the remade fork holds %q, want the snapshot's file", got)
+	}
+	id := readIdentity(t, b, fg)
+	if id.MachineID == own.MachineID || id.HostKey == own.HostKey || id.HostID == own.HostID {
+		t.Fatalf("the remade fork kept part of its source's identity: %+v, source %+v", id, own)
+	}
+
+	l := virsh(t)
+	for _, ref := range []string{g.Ref, fg.Ref} {
+		d, err := l.DomainLookupByName(ref)
+		if err != nil {
+			t.Fatalf("the domain %s: %v", ref, err)
+		}
+		if on, err := l.DomainGetAutostart(d); err != nil || on != 0 {
+			t.Fatalf("libvirt starts %s by itself (autostart %d, %v)", ref, on, err)
+		}
+	}
+}
