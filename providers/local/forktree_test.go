@@ -1,6 +1,7 @@
 package local
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"io/fs"
@@ -164,5 +165,56 @@ func TestAForkNeverChangesTheStoresContentThroughALink(t *testing.T) {
 	}
 	if got, err := os.ReadFile(filepath.Join(b, "etc/motd")); err != nil || string(got) != "welcome" {
 		t.Fatalf("once the store let go of the object a fork reads %q (%v), want the snapshot's", got, err)
+	}
+}
+
+// TestASweepCountsOnlyWhatItFrees: a sweep that removes a shared tree
+// whose files are links to content its snapshot still holds says it freed
+// less than that content (removing a name the store also holds frees
+// nothing); a tree that holds the content's last name, its snapshot
+// deleted, counts it when it goes.
+func TestASweepCountsOnlyWhatItFrees(t *testing.T) {
+	if os.Geteuid() != 0 {
+		skipOrFailInCI(t, "a shared tree links the store's content only where boxsnap runs as root")
+	}
+	e := shareEnv(t, 64<<20)
+	const size = 4 << 20
+	data := make([]byte, size)
+	_, _ = rand.Read(data)
+	e.write(t, "data.bin", string(data))
+	_, ref := e.take(t)
+	e.fork(t, ref, "bxforka")
+	tree := (&overlay.Lowers{Store: e.b.Store}).Tree(ref.ID)
+	if inode(t, filepath.Join(tree, "data.bin")) != inode(t, objectOf(e, string(data))) {
+		t.Fatal("the shared tree's file is not the store's object: nothing here is tested")
+	}
+	if err := e.b.Release(e.ctx, e.b.guestOf("bxforka", "linux")); err != nil {
+		t.Fatal(err)
+	}
+	freed, err := e.b.Sweep(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(tree); err == nil {
+		t.Fatal("the sweep left the shared tree no fork lies over")
+	}
+	if freed >= size {
+		t.Fatalf("the sweep says it freed %d bytes removing a tree of links to content the store still holds, want less than the content's %d", freed, size)
+	}
+	// Forked again, then the snapshot deleted: the tree holds the
+	// content's last name, and the sweep that removes it frees it.
+	e.fork(t, ref, "bxforkb")
+	if err := e.b.DeleteSnapshot(e.ctx, ref, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.b.Release(e.ctx, e.b.guestOf("bxforkb", "linux")); err != nil {
+		t.Fatal(err)
+	}
+	freed, err = e.b.Sweep(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if freed < size {
+		t.Fatalf("the sweep that removed the content's last name says it freed %d bytes, want at least its %d", freed, size)
 	}
 }
