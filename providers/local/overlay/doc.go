@@ -33,6 +33,11 @@
 //     keeps its files, and what removing either frees is counted only
 //     where no other name holds the file, so the room reported is true.
 //
+// A link made or removed elsewhere (another snapshot's tree, the store's
+// sweep) changes a linked file's ctime and link count as a fork sees
+// them, never its content or details: a fork's take that walks its
+// folder may read such a file again, and finds the same content.
+//
 // It imports only the standard library, golang.org/x/sys/unix,
 // providers/local/confined, providers/local/diskimage and
 // providers/local/store; it must never import app/..., jobs, package
