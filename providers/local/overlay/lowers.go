@@ -134,9 +134,7 @@ func (l *Lowers) Sweep(inUse map[string]bool) (int64, error) {
 	return freed, nil
 }
 
-// sizeOf is what removing the files under dir frees on disk, read
-// through no link: a file with another name (the store's content object
-// it is a link to, or another tree's link) frees nothing.
+// sizeOf is what the files under dir hold on disk, read through no link.
 func sizeOf(dir string) int64 {
 	var n int64
 	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
@@ -144,7 +142,7 @@ func sizeOf(dir string) int64 {
 			return nil
 		}
 		if info, err := d.Info(); err == nil {
-			if st, ok := info.Sys().(*syscall.Stat_t); ok && (d.IsDir() || st.Nlink <= 1) {
+			if st, ok := info.Sys().(*syscall.Stat_t); ok {
 				n += st.Blocks * 512
 			}
 		}
