@@ -15,13 +15,38 @@ import (
 
 // Copier copies files into the content store and hashes them: with a
 // reflink where the file system makes one, else copy_file_range, else
-// plain reads and writes, each refused way remembered; and it keeps which
-// content it found in the store since the last free.
+// plain reads and writes, each refused way remembered for the two file
+// systems it was refused between; and it keeps which content it found in
+// the store since the last free.
 type Copier struct {
-	noClone atomic.Bool // the file system refused a reflink once
-	noRange atomic.Bool // copy_file_range was refused once: plain reads and writes
+	refused sync.Map // devPair to *refusals
 	bufs    sync.Pool
 	Present presentSet // content found in the store since the last free
+}
+
+// devPair names a copy's way: the file systems of its destination and
+// its source. A box's own file system and the store's refuse what two
+// files of the store's one file system take.
+type devPair struct{ dst, src uint64 }
+
+// refusals is what a way refused once, not asked again.
+type refusals struct {
+	clone atomic.Bool // a reflink
+	rng   atomic.Bool // copy_file_range: plain reads and writes
+}
+
+// refusalsOf answers what was refused between dst's and src's file
+// systems, and src's stat.
+func (b *Copier) refusalsOf(dst, src *os.File, ss *unix.Stat_t) (*refusals, error) {
+	var ds unix.Stat_t
+	if err := unix.Fstat(int(dst.Fd()), &ds); err != nil {
+		return nil, err
+	}
+	if err := unix.Fstat(int(src.Fd()), ss); err != nil {
+		return nil, err
+	}
+	r, _ := b.refused.LoadOrStore(devPair{dst: ds.Dev, src: ss.Dev}, &refusals{})
+	return r.(*refusals), nil
 }
 
 // NewCopier is a Copier that has found no content yet.
@@ -46,28 +71,29 @@ const hashBufSize = 1 << 20
 // by the plain copy is left a hole too. A 3 GiB file holding a few KiB of data
 // costs a few KiB in the copy, not 3 GiB.
 func (b *Copier) CopyData(dst, src *os.File) error {
-	if !b.noClone.Load() {
+	var st unix.Stat_t
+	way, err := b.refusalsOf(dst, src, &st)
+	if err != nil {
+		return err
+	}
+	if !way.clone.Load() {
 		err := unix.IoctlFileClone(int(dst.Fd()), int(src.Fd()))
 		if err == nil {
 			return nil
 		}
 		if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EXDEV) || errors.Is(err, unix.EINVAL) ||
 			errors.Is(err, unix.ENOTTY) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EBADF) {
-			// This file system does not share blocks: stop asking.
-			b.noClone.Store(true)
+			// These file systems share no blocks: stop asking.
+			way.clone.Store(true)
 		} else {
 			return fmt.Errorf("clone: %w", err)
 		}
-	}
-	var st unix.Stat_t
-	if err := unix.Fstat(int(src.Fd()), &st); err != nil {
-		return err
 	}
 	size := st.Size
 	if st.Blocks*512 >= size {
 		// No hole to keep (its blocks hold all its bytes): one extent,
 		// and no truncate, which costs ext4 a journalled setattr a file.
-		return b.copyExtent(dst, src, 0, size)
+		return b.copyExtent(way, dst, src, 0, size)
 	}
 	end := int64(0) // the end of what was copied
 	for off := int64(0); off < size; {
@@ -90,7 +116,7 @@ func (b *Copier) CopyData(dst, src *os.File) error {
 		if data >= hole {
 			break
 		}
-		if err := b.copyExtent(dst, src, data, hole); err != nil {
+		if err := b.copyExtent(way, dst, src, data, hole); err != nil {
 			return err
 		}
 		off, end = hole, hole
@@ -102,15 +128,16 @@ func (b *Copier) CopyData(dst, src *os.File) error {
 	return dst.Truncate(size)
 }
 
-// copyExtent copies src's bytes [from, to) to the same offsets of dst.
-func (b *Copier) copyExtent(dst, src *os.File, from, to int64) error {
-	if !b.noRange.Load() {
+// copyExtent copies src's bytes [from, to) to the same offsets of dst, by
+// a way not refused before (way).
+func (b *Copier) copyExtent(way *refusals, dst, src *os.File, from, to int64) error {
+	if !way.rng.Load() {
 		roff, woff := from, from
 		for roff < to {
 			n, err := unix.CopyFileRange(int(src.Fd()), &roff, int(dst.Fd()), &woff, int(min(to-roff, copyChunk)), 0)
 			if err != nil {
 				if errors.Is(err, unix.EXDEV) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EINVAL) {
-					b.noRange.Store(true)
+					way.rng.Store(true)
 					return b.plainExtent(dst, src, roff, to)
 				}
 				return fmt.Errorf("copy_file_range: %w", err)

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestAPlainCopyOfAFileEndingInZerosIsWhole: where the content is copied
@@ -28,8 +30,13 @@ func TestAPlainCopyOfAFileEndingInZerosIsWhole(t *testing.T) {
 	}
 	defer dst.Close()
 	c := NewCopier()
-	c.noClone.Store(true)
-	c.noRange.Store(true)
+	var st unix.Stat_t
+	way, err := c.refusalsOf(dst, src, &st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	way.clone.Store(true)
+	way.rng.Store(true)
 	if err := c.CopyData(dst, src); err != nil {
 		t.Fatal(err)
 	}
@@ -39,5 +46,60 @@ func TestAPlainCopyOfAFileEndingInZerosIsWhole(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatalf("the copy holds %d bytes, want the file's %d", len(got), len(want))
+	}
+}
+
+// TestARefusalIsRememberedForItsTwoFileSystemsAlone: copy_file_range
+// refused between two file systems (a box's own and the store's) is not
+// asked again between them, but a copy between two files of one file
+// system (the store's content into a shared tree) still asks for it, and
+// copies every byte either way.
+func TestARefusalIsRememberedForItsTwoFileSystemsAlone(t *testing.T) {
+	here, other := t.TempDir(), "/dev/shm"
+	var a, b unix.Stat_t
+	if unix.Stat(here, &a) != nil || unix.Stat(other, &b) != nil || a.Dev == b.Dev {
+		t.Skip("no second file system to copy from")
+	}
+	foreign, err := os.MkdirTemp(other, "copier-")
+	if err != nil {
+		t.Skip("no second file system to copy from: ", err)
+	}
+	defer os.RemoveAll(foreign)
+	want := bytes.Repeat([]byte("tree"), 50000)
+	c := NewCopier()
+	copyOnce := func(from, to string) *refusals {
+		t.Helper()
+		if err := os.WriteFile(from, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		src, err := os.Open(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		dst, err := os.Create(to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer dst.Close()
+		if err := c.CopyData(dst, src); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(to); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("the copy holds %d bytes (%v), want the file's %d", len(got), err, len(want))
+		}
+		var st unix.Stat_t
+		way, err := c.refusalsOf(dst, src, &st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return way
+	}
+	across := copyOnce(filepath.Join(foreign, "src"), filepath.Join(here, "across"))
+	if !across.rng.Load() {
+		t.Skip("this kernel copies between these file systems with copy_file_range: nothing is refused")
+	}
+	if within := copyOnce(filepath.Join(here, "src"), filepath.Join(here, "within")); within.rng.Load() {
+		t.Fatal("copy_file_range refused between two file systems is not asked for between two files of one")
 	}
 }

@@ -1,7 +1,8 @@
 // Package content copies files into the local backend's content store
 // and hashes them: Copier copies with a reflink where the file system makes
 // one, else with copy_file_range, else with plain reads and writes (each
-// refused way remembered, so it is not asked again), skips the holes of a
+// refused way remembered for the two file systems it was refused between,
+// so it is not asked again there), skips the holes of a
 // sparse file, hashes with SHA-256, and keeps which content it found in
 // the store since the last free, so a take asks the disk about each
 // content once. It reaches only files boxsnap opened or names in its own
