@@ -92,7 +92,7 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	if kind == "" {
 		kind = m.Guest.Kind
 	}
-	st := state.BoxState{ID: box.ID, Kind: kind, Command: src.Command, User: src.User, Env: maps.Clone(src.Env), Limits: src.Limits,
+	st := state.BoxState{ID: box.ID, Kind: kind, Command: src.Command, User: src.User, Env: maps.Clone(src.Env), Limits: src.Limits, NoNetwork: src.NoNetwork,
 		Parent: m.ID, ForkedFrom: m.ID, Lower: lower}
 	if image {
 		err = b.MoveImage(tmp, tmpImg, dst, b.ImageFile(box.ID))

@@ -402,3 +402,43 @@ func writersOf(path string) []int {
 	}
 	return out
 }
+
+// TestAForkOfABoxWithoutNetworkHasNone: a fork runs as its source ran, and
+// a box its template keeps off the network stays off it in its forks: the
+// fork's process sees only its own loopback.
+func TestAForkOfABoxWithoutNetworkHasNone(t *testing.T) {
+	b := networkBackend(t)
+	script := "tail -n +3 /proc/net/dev | cut -d: -f1 > ifaces; echo done > done\n"
+	read := runBox(t, b, "bxnonetsource", providers.BoxSpec{Command: "bash -c " + shellQuote(script), NoNetwork: true})
+	read("done")
+	src := providers.Guest{Ref: "bxnonetsource", Kind: "linux"}
+	taken, err := b.Snapshot(t.Context(), src, providers.SnapshotTake{Label: providers.Label{Box: src.Ref}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fork, err := b.ForkSnapshot(t.Context(), providers.SnapshotRef{ID: taken.Ref, Ref: taken.Ref, Guest: src},
+		providers.BoxIdentity{ID: "bxnonetfork", Kind: "linux"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Release(context.Background(), fork) })
+	if err := os.Remove(filepath.Join(b.BoxDir(fork), "done")); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Start(t.Context(), fork); err != nil {
+		t.Fatal(err)
+	}
+	done := filepath.Join(b.BoxDir(fork), "done")
+	for deadline := time.Now().Add(time.Minute); ; {
+		if _, err := os.Stat(done); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the fork's process wrote nothing within a minute")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if ifaces, _ := os.ReadFile(filepath.Join(b.BoxDir(fork), "ifaces")); strings.Join(strings.Fields(string(ifaces)), " ") != "lo" {
+		t.Errorf("the fork of a box without network has interfaces %q, want its own loopback alone", ifaces)
+	}
+}
