@@ -155,7 +155,8 @@ var (
 	_ providers.Labeler = (*Backend)(nil)
 )
 
-// New makes a backend. It checks the configuration and makes the client; it
+// New makes a backend. It checks the configuration and makes the client,
+// and sweeps from the state folder what takes cut short left there; it
 // calls no host. The API version is negotiated with the engine on the first
 // call, never fixed.
 func New(cfg Config) (*Backend, error) {
@@ -208,6 +209,7 @@ func New(cfg Config) (*Backend, error) {
 	e := &engine{cfg: cfg, c: c, log: logger.With("backend", cfg.ID)}
 	b := &Backend{engine: e, stored: stored{e}, files: files{engine: e}}
 	b.Moves = &moves.Moves{E: moveEngine{b}}
+	e.sweepAtStart()
 	return b, nil
 }
 

@@ -258,7 +258,7 @@ func (t *layeredTake) write(ctx context.Context, now changerecord.LayerState) er
 // writeLayer writes a layer of the container's paths in d: each changed
 // path as the container holds it now, a whiteout for each path gone.
 func (t *layeredTake) writeLayer(ctx context.Context, d changerecord.LayerDelta) (layerFile, error) {
-	f, cleanup, err := tempLayer()
+	f, cleanup, err := tempLayer(t.b.layerDir())
 	if err != nil {
 		return layerFile{}, err
 	}
@@ -453,12 +453,12 @@ func loadErrors(r io.Reader) error {
 	}
 }
 
-// tempLayer is a file for a layer being written, in the host's temporary
-// folder, removed by its cleanup.
-func tempLayer() (*os.File, func(), error) {
-	f, err := os.CreateTemp("", "boxsnap-layer-*.tar")
+// tempLayer is a file for a layer being written, in dir (the engine's
+// layerDir), held while the take runs and removed by its cleanup.
+func tempLayer(dir string) (*os.File, func(), error) {
+	f, err := createHeld(dir, layerPattern)
 	if err != nil {
 		return nil, nil, fmt.Errorf("make a file for the new layer: %w", err)
 	}
-	return f, func() { _ = f.Close(); _ = os.Remove(f.Name()) }, nil
+	return f, func() { _ = os.Remove(f.Name()); _ = f.Close() }, nil
 }

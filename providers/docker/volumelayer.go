@@ -147,8 +147,8 @@ type layerWriter struct {
 	entries int
 }
 
-func newLayerWriter() (*layerWriter, error) {
-	f, cleanup, err := tempLayer()
+func newLayerWriter(dir string) (*layerWriter, error) {
+	f, cleanup, err := tempLayer(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +174,7 @@ func (v *volumeLayers) done(w *layerWriter) error {
 // endpoint, under the volume's folder, which an opaque whiteout empties of
 // what the parent image held there.
 func (v *volumeLayers) writeWhole(ctx context.Context) error {
-	w, err := newLayerWriter()
+	w, err := newLayerWriter(v.b.layerDir())
 	if err != nil {
 		return err
 	}
@@ -232,7 +232,7 @@ func (v *volumeLayers) writeWhole(ctx context.Context) error {
 // writeDelta writes the paths new or changed between two scans, those of
 // again that are there now, and a whiteout for each path gone.
 func (v *volumeLayers) writeDelta(ctx context.Context, old, now changerecord.VolumeState, again map[string]bool) error {
-	w, err := newLayerWriter()
+	w, err := newLayerWriter(v.b.layerDir())
 	if err != nil {
 		return err
 	}
