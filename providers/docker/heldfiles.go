@@ -97,6 +97,7 @@ func (e *engine) sweepAtStart() {
 	if n, err := sweepLeft(filepath.Join(e.cfg.StateDir, layerFolder), layerPattern, nil); n > 0 || err != nil {
 		e.log.Info("layer files that takes cut short left were removed", "removed", n, "err", err)
 	}
+	e.thawLeft()
 }
 
 // layerDir is where a take writes its layers' files: the state folder's,

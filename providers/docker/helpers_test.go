@@ -23,10 +23,13 @@ const install = "in7dockerinstal"
 
 // TestMain runs the tests on one private dockerd (and, for the tests that
 // need one, PostgreSQL), or, when a test starts this binary as a worker
-// process, a boxsnap worker the test kills.
+// process, a boxsnap worker the test kills (or a taker, freeze_test.go).
 func TestMain(m *testing.M) {
 	if os.Getenv(workerEnv) != "" {
 		os.Exit(runWorkerProcess())
+	}
+	if os.Getenv(takerEnv) != "" {
+		os.Exit(runTakerProcess())
 	}
 	os.Exit(dockertest.Main(runner(func() int { return dbtest.Main(m) })))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/moby/moby/api/types/container"
@@ -227,18 +228,31 @@ type pauseHold struct {
 	paused bool
 	start  time.Time
 	took   time.Duration
+	// frozen is the freeze of the box's cgroup, where the pause is one
+	// (freeze.go); rec records the engine's pause, where it is the
+	// engine's.
+	frozen *cgroupFreeze
+	rec    *os.File
 }
 
 // pauseBox pauses a running box (one a killed take left paused is this
-// take's to end).
+// take's to end): its cgroup frozen where boxsnap can reach it, else by the
+// engine.
 func (b *Backend) pauseBox(ctx context.Context, name string, c container.InspectResponse, ownPause bool) (*pauseHold, error) {
 	p := &pauseHold{b: b, ctx: ctx, name: name, paused: ownPause, start: time.Now()}
 	if running(c) && !c.State.Paused {
+		p.start = time.Now()
+		if p.frozen = b.freeze(c); p.frozen != nil {
+			p.paused = true
+			return p, nil
+		}
+		p.rec = b.recordEnginePause(c.ID)
 		cctx, cancel := short(ctx)
 		p.start = time.Now()
 		_, err := b.c.ContainerPause(cctx, name, client.ContainerPauseOptions{})
 		cancel()
 		if err != nil {
+			p.dropRecord()
 			return nil, wrap(err, "pause "+name)
 		}
 		p.paused = true
@@ -252,9 +266,25 @@ func (p *pauseHold) end() error {
 		return nil
 	}
 	p.paused = false
+	if p.frozen != nil {
+		err := p.frozen.thaw()
+		p.took = time.Since(p.start)
+		return err
+	}
 	cctx, cancel := short(context.WithoutCancel(p.ctx))
 	defer cancel()
 	_, err := p.b.c.ContainerUnpause(cctx, p.name, client.ContainerUnpauseOptions{})
 	p.took = time.Since(p.start)
+	if err == nil {
+		p.dropRecord()
+	}
 	return wrap(err, "unpause "+p.name)
+}
+
+// dropRecord drops the record of the engine's pause.
+func (p *pauseHold) dropRecord() {
+	if p.rec != nil {
+		dropHeld(p.rec)
+		p.rec = nil
+	}
 }
