@@ -37,7 +37,13 @@
 // engine's list of the container's changes, with each path's stat, and a
 // scan of the volume's stats, both read in the pause; Changes compares the
 // box with the same record, so a box that
-// changed nothing answers unchanged. Memory is not captured. A restore is
+// changed nothing answers unchanged, and a take of it pauses nothing: it
+// loads the last take's layers under a config of its own
+// (takeunchanged.go). On a local engine the pause freezes the box's
+// cgroup directly, each freeze recorded first and thawed by the next
+// start if boxsnap was killed in it (freeze.go); a take's layer files
+// live in the state folder, swept at start (heldfiles.go). Memory is not
+// captured. A restore is
 // a swap in Docker's capture order: the undo (a snapshot of the running
 // box), stop the old container, make the new one from the snapshot's image
 // with a new volume (which the engine fills from the image's volume folder

@@ -25,10 +25,14 @@ import (
 // container's and one of the volume's, and the whole is loaded on the
 // parent take's image or the commit. The engine shares the layers, so each
 // snapshot is whole on its own after its parent is deleted, and a take
-// after a small change reads about that change.
+// after a small change reads about that change. A box that changed
+// nothing since its last take is not paused at all (takeUnchanged).
 func (b incremental) captureInImage(ctx context.Context, c container.InspectResponse, name, vol, snap string, labels map[string]string, ownPause bool) (providers.SnapshotTaken, error) {
 	labels[labelVolumeIn] = b.cfg.VolumePath
 	labels[labelVolume] = ""
+	if taken, ok, err := b.takeUnchanged(ctx, c, snap, labels); ok || err != nil {
+		return taken, err
+	}
 	steps := newStepTimes()
 	// An empty volume of the snapshot's name marks the take until its tag:
 	// a take cut short before it is listed incomplete, and its delete (or
@@ -84,7 +88,8 @@ func (b incremental) captureInImage(ctx context.Context, c container.InspectResp
 		return providers.SnapshotTaken{}, err
 	}
 	steps.mark("load")
-	b.keepRecord(c.ID, &changerecord.ChangeRecord{Snap: snap, Layer: layer, Volume: volNow, VolumeIn: true, Image: img.ID, Layers: len(img.RootFS.Layers)})
+	b.keepRecord(c.ID, &changerecord.ChangeRecord{Snap: snap, Layer: layer, Volume: volNow, VolumeIn: true, Image: img.ID, Layers: len(img.RootFS.Layers),
+		Stamp: vl.since})
 	steps.mark("record")
 	steps.log(ctx, b.log, "a take's steps", slog.String("snapshot", snap), slog.Bool("layered", pre.commit == ""), slog.Duration("paused", p.took))
 	taken := providers.SnapshotTaken{Ref: snap, Storage: "docker", Holds: providers.HoldsDisk, Paused: p.took}

@@ -54,3 +54,20 @@ func RacyVolume(scan VolumeState, since time.Time) map[string]bool {
 	}
 	return out
 }
+
+// Settled says whether a box that reads as the record says is as the
+// record's take held it: the record knows its stamp, and no path of the
+// layer (by its modification time) or of the volume (by its change time)
+// falls at or after it, so none was read in a tick a later write could
+// share.
+func (r *ChangeRecord) Settled() bool {
+	if r == nil || r.Stamp.IsZero() {
+		return false
+	}
+	for _, e := range r.Layer {
+		if !e.Deleted && !e.Stat.Mtime.Before(r.Stamp) {
+			return false
+		}
+	}
+	return len(RacyVolume(r.Volume, r.Stamp)) == 0
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/moby/moby/api/types/container"
 )
@@ -25,6 +26,11 @@ type ChangeRecord struct {
 	// backend's label on it says so), so a take on it needs only the
 	// volume's changes.
 	VolumeIn bool
+	// Stamp is the kernel's time (less RacySlack) before the take's reads
+	// of the running box: a path whose time falls after it may be written
+	// again in the tick the record read it in, its stat unchanged
+	// (Settled). Zero where unknown.
+	Stamp time.Time
 }
 
 // LayerEntry is one path of a container's writable layer: deleted (a

@@ -22,7 +22,35 @@ func sampleRecord() *ChangeRecord {
 			"/srv/data": {Stat: container.PathStat{Name: "data", Size: 4096, Mode: 0o644, Mtime: at}},
 			"/etc/gone": {Deleted: true},
 		},
-		Volume: VolumeState{"./data": "81a4|4096|12|0|0|2026-12-06 17:00:00.123456789 +0000|2026-12-06 17:00:00.123456789 +0000"}}
+		Volume: VolumeState{"./data": "81a4|4096|12|0|0|2026-12-06 17:00:00.123456789 +0000|2026-12-06 17:00:00.123456789 +0000"},
+		Stamp:  at.Add(time.Second)}
+}
+
+// TestRecordSettledOnlyPastItsStamp: a record is settled (a box reading as
+// it says is as its take held it) only where it knows its stamp and every
+// path of its layer and its volume was last written before that stamp; a
+// path written at or after it, in the layer or in the volume, unsettles it.
+func TestRecordSettledOnlyPastItsStamp(t *testing.T) {
+	rec := sampleRecord()
+	if !rec.Settled() {
+		t.Errorf("a record whose paths were all written a second before its stamp is not settled")
+	}
+	noStamp := sampleRecord()
+	noStamp.Stamp = time.Time{}
+	if noStamp.Settled() {
+		t.Errorf("a record that knows no stamp is settled")
+	}
+	layer := sampleRecord()
+	layer.Stamp = layer.Layer["/srv/data"].Stat.Mtime
+	if layer.Settled() {
+		t.Errorf("a record whose layer has a path written at its stamp is settled")
+	}
+	vol := sampleRecord()
+	vol.Layer = LayerState{}
+	vol.Stamp = time.Date(2026, 12, 6, 17, 0, 0, 0, time.UTC)
+	if vol.Settled() {
+		t.Errorf("a record whose volume has a path changed after its stamp is settled")
+	}
 }
 
 // TestRecordFileIsReadBackByItsInstallOnly: a record's file reads back as
