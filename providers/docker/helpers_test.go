@@ -47,12 +47,13 @@ func must(t testing.TB, err error) {
 	}
 }
 
-// newBackend gives a backend on the test binary's daemon.
+// newBackend gives a backend on the test binary's daemon, with a state
+// folder of its own as boxsnap gives it.
 func newBackend(t testing.TB, mod ...func(*docker.Config)) *docker.Backend {
 	t.Helper()
 	host := dockertest.Host(t)
 	dockertest.Image(t, host)
-	cfg := docker.Config{ID: "docker", Host: host, Install: install, Network: "none", CopierBinary: dockertest.Busybox}
+	cfg := docker.Config{ID: "docker", Host: host, Install: install, Network: "none", CopierBinary: dockertest.Busybox, StateDir: t.TempDir()}
 	for _, f := range mod {
 		f(&cfg)
 	}

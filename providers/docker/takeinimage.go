@@ -30,10 +30,11 @@ import (
 func (b incremental) captureInImage(ctx context.Context, c container.InspectResponse, name, vol, snap string, labels map[string]string, ownPause bool) (providers.SnapshotTaken, error) {
 	labels[labelVolumeIn] = b.cfg.VolumePath
 	labels[labelVolume] = ""
+	steps := newStepTimes()
 	if taken, ok, err := b.takeUnchanged(ctx, c, snap, labels); ok || err != nil {
 		return taken, err
 	}
-	steps := newStepTimes()
+	steps.mark("unchanged_check")
 	// An empty volume of the snapshot's name marks the take until its tag:
 	// a take cut short before it is listed incomplete, and its delete (or
 	// the take's next try) removes what it made.
@@ -55,10 +56,13 @@ func (b incremental) captureInImage(ctx context.Context, c container.InspectResp
 		return providers.SnapshotTaken{}, err
 	}
 	defer vl.close(ctx)
-	if vl.since, err = vl.stamp(ctx); err != nil {
+	steps.mark("copier")
+	// A container whose cgroup this process reads runs on its kernel.
+	if vl.since, err = vl.stamp(ctx, b.freezerFile(c) != ""); err != nil {
 		lt.close()
 		return providers.SnapshotTaken{}, err
 	}
+	steps.mark("stamp")
 	pre, err := b.beforePause(ctx, c.ID, snap, labels, lt, vl, prevVol, steps)
 	defer pre.lt.close()
 	if err != nil {

@@ -61,11 +61,24 @@ type volumeLayers struct {
 	armed  *armedScan
 	layers []layerFile
 	read   int64 // the bytes of files read
+	// unmark ends the take's mark where the copier is the volume's
+	// checker (takemark.go), which stays; nil where the copier is the
+	// take's own, removed at its end.
+	unmark func()
 }
 
-// startVolumeLayers makes and starts the copier, labelled with the snapshot
-// (so a take cut short is known by it, and its delete removes it).
+// startVolumeLayers marks the take and answers the volume's checker as its
+// copier, or where it cannot be marked makes and starts a copier of its
+// own, labelled with the snapshot (so a take cut short is known by it, and
+// its delete removes it).
 func (b incremental) startVolumeLayers(ctx context.Context, snap, vol string) (*volumeLayers, error) {
+	if unmark, ok := b.markTake(snap); ok {
+		if err := b.ensureChecker(ctx, vol); err != nil {
+			unmark()
+			return nil, err
+		}
+		return &volumeLayers{b: b.Backend, id: checkerName(vol), at: strings.Trim(b.cfg.VolumePath, "/"), unmark: unmark}, nil
+	}
 	id, err := b.createCopier(ctx, snap, idleCmd, []mount.Mount{{Type: mount.TypeVolume, Source: vol, Target: "/from", ReadOnly: true}})
 	if err != nil {
 		return nil, err
@@ -79,10 +92,15 @@ func (b incremental) startVolumeLayers(ctx context.Context, snap, vol string) (*
 	return &volumeLayers{b: b.Backend, id: id, at: strings.Trim(b.cfg.VolumePath, "/")}, nil
 }
 
-// close removes the copier and the layers' files, even after ctx ends.
+// close removes the take's own copier (or ends its mark) and the layers'
+// files, even after ctx ends.
 func (v *volumeLayers) close(ctx context.Context) {
 	v.armed.close()
-	v.b.removeCopier(ctx, v.id)
+	if v.unmark != nil {
+		v.unmark()
+	} else {
+		v.b.removeCopier(ctx, v.id)
+	}
 	for _, l := range v.layers {
 		l.file.cleanup()
 	}
@@ -338,8 +356,14 @@ func folderHeader(stat string) (*tar.Header, bool) {
 }
 
 // stamp writes a file in the copier and answers its modification time: the
-// kernel's coarse time now, as the box's files' times are written.
-func (v *volumeLayers) stamp(ctx context.Context) (time.Time, error) {
+// kernel's coarse time now, as the box's files' times are written. Where
+// the box runs on this process's own kernel (sameKernel) the clock is read
+// here instead: the coarse time lags the fine one by less than a tick, far
+// less than RacySlack, so a write after now is never stamped before it.
+func (v *volumeLayers) stamp(ctx context.Context, sameKernel bool) (time.Time, error) {
+	if sameKernel {
+		return time.Now().Add(-changerecord.RacySlack), nil
+	}
 	out, err := (&volumeTake{b: v.b, id: v.id}).exec(ctx, "/bin/busybox touch /tmp/stamp && /bin/busybox stat -c %y /tmp/stamp")
 	if err != nil {
 		return time.Time{}, fmt.Errorf("read the engine's time: %w", err)
