@@ -35,7 +35,8 @@ type incremental struct{ *Backend }
 const statWorkers = 8
 
 // readLayer reads the container's writable layer: the engine's list of its
-// changes from its image, and the stat of each path that is there. A path
+// changes from its image, and the stat of each path that is there (with
+// its change time, where the layer's folder is read here, layerctime.go). A path
 // that goes between the two reads is recorded as deleted (the box changes
 // it now).
 func (b incremental) readLayer(ctx context.Context, id string) (changerecord.LayerState, error) {
@@ -52,6 +53,7 @@ func (b incremental) readLayer(ctx context.Context, id string) (changerecord.Lay
 		}
 		todo = append(todo, ch.Path)
 	}
+	upper := b.upperDir(ctx, id)
 	stats := make([]changerecord.LayerEntry, len(todo))
 	errs := make([]error, len(todo))
 	next := make(chan int)
@@ -62,7 +64,7 @@ func (b incremental) readLayer(ctx context.Context, id string) (changerecord.Lay
 				st, err := b.c.ContainerStatPath(ctx, id, client.ContainerStatPathOptions{Path: todo[i]})
 				switch {
 				case err == nil:
-					stats[i] = changerecord.LayerEntry{Stat: st.Stat}
+					stats[i] = changerecord.LayerEntry{Stat: st.Stat, Ctime: changeTime(upper, todo[i])}
 				case errors.Is(wrap(err, ""), providers.ErrNotFound):
 					stats[i] = changerecord.LayerEntry{Deleted: true}
 				default:

@@ -19,6 +19,9 @@ type takeRecords struct {
 	// layer store, "no" when it keeps them in containerd's (whose load
 	// wants every layer's content), "" before the first ask.
 	graph string
+	// upper holds each container's layer folder on this host, or "" for
+	// none (layerctime.go).
+	upper map[string]string
 }
 
 func (r *takeRecords) put(container string, rec *changerecord.ChangeRecord) {

@@ -23,7 +23,7 @@ func RacyLayer(d LayerDelta, then, now LayerState, since time.Time) LayerDelta {
 		in[p] = true
 	}
 	for p, e := range then {
-		if e.Deleted || in[p] || e.Stat.Mtime.Before(since) {
+		if e.Deleted || in[p] || e.last().Before(since) {
 			continue
 		}
 		if n, ok := now[p]; ok && !n.Deleted {
@@ -65,7 +65,7 @@ func (r *ChangeRecord) Settled() bool {
 		return false
 	}
 	for _, e := range r.Layer {
-		if !e.Deleted && !e.Stat.Mtime.Before(r.Stamp) {
+		if !e.Deleted && !e.last().Before(r.Stamp) {
 			return false
 		}
 	}

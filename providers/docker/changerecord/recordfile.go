@@ -32,6 +32,7 @@ type recordJSON struct {
 type layerJSON struct {
 	Deleted bool               `json:"deleted,omitempty"`
 	Stat    container.PathStat `json:"stat"`
+	Ctime   *time.Time         `json:"ctime,omitempty"`
 }
 
 // recordPath is the file of a container's record in dir, or "" where the
@@ -61,7 +62,11 @@ func SaveRecord(dir, install, id string, rec *ChangeRecord) error {
 	out := recordJSON{Container: id, Install: install, Snapshot: rec.Snap, Image: rec.Image, Layers: rec.Layers,
 		VolumeIn: rec.VolumeIn, Layer: make(map[string]layerJSON, len(rec.Layer)), Volume: rec.Volume, Stamp: rec.Stamp}
 	for path, e := range rec.Layer {
-		out.Layer[path] = layerJSON{Deleted: e.Deleted, Stat: e.Stat}
+		l := layerJSON{Deleted: e.Deleted, Stat: e.Stat}
+		if !e.Ctime.IsZero() {
+			l.Ctime = &e.Ctime
+		}
+		out.Layer[path] = l
 	}
 	f, err := os.CreateTemp(filepath.Dir(p), ".record-*")
 	if err != nil {
@@ -115,7 +120,11 @@ func LoadRecord(dir, install, id string) (*ChangeRecord, error) {
 		rec.Volume = VolumeState{}
 	}
 	for path, e := range in.Layer {
-		rec.Layer[path] = LayerEntry{Deleted: e.Deleted, Stat: e.Stat}
+		le := LayerEntry{Deleted: e.Deleted, Stat: e.Stat}
+		if e.Ctime != nil {
+			le.Ctime = *e.Ctime
+		}
+		rec.Layer[path] = le
 	}
 	return rec, nil
 }
