@@ -13,6 +13,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/docker/changerecord"
+	"github.com/boxsnap/boxsnap/providers/docker/hoststate"
 )
 
 // captureInImage takes a snapshot whose volume is a part of its image
@@ -25,16 +26,11 @@ import (
 // container's and one of the volume's, and the whole is loaded on the
 // parent take's image or the commit. The engine shares the layers, so each
 // snapshot is whole on its own after its parent is deleted, and a take
-// after a small change reads about that change. A box that changed
-// nothing since its last take is not paused at all (takeUnchanged).
+// after a small change reads about that change.
 func (b incremental) captureInImage(ctx context.Context, c container.InspectResponse, name, vol, snap string, labels map[string]string, ownPause bool) (providers.SnapshotTaken, error) {
 	labels[labelVolumeIn] = b.cfg.VolumePath
 	labels[labelVolume] = ""
 	steps := newStepTimes()
-	if taken, ok, err := b.takeUnchanged(ctx, c, snap, labels); ok || err != nil {
-		return taken, err
-	}
-	steps.mark("unchanged_check")
 	// An empty volume of the snapshot's name marks the take until its tag:
 	// a take cut short before it is listed incomplete, and its delete (or
 	// the take's next try) removes what it made.
@@ -58,7 +54,7 @@ func (b incremental) captureInImage(ctx context.Context, c container.InspectResp
 	defer vl.close(ctx)
 	steps.mark("copier")
 	// A container whose cgroup this process reads runs on its kernel.
-	if vl.since, err = vl.stamp(ctx, b.freezerFile(c) != ""); err != nil {
+	if vl.since, err = vl.stamp(ctx, b.sameKernel(c)); err != nil {
 		lt.close()
 		return providers.SnapshotTaken{}, err
 	}
@@ -238,10 +234,16 @@ type pauseHold struct {
 	start  time.Time
 	took   time.Duration
 	// frozen is the freeze of the box's cgroup, where the pause is one
-	// (freeze.go); rec records the engine's pause, where it is the
+	// (package hoststate); rec records the engine's pause, where it is the
 	// engine's.
-	frozen *cgroupFreeze
+	frozen *hoststate.Freeze
 	rec    *os.File
+}
+
+// sameKernel says whether the container runs on this process's kernel: a
+// local engine's, whose cgroup is read here.
+func (b *Backend) sameKernel(c container.InspectResponse) bool {
+	return b.local() && c.State != nil && b.state().FreezerFile(c.State.Pid, c.ID) != ""
 }
 
 // pauseBox pauses a running box (one a killed take left paused is this
@@ -251,11 +253,14 @@ func (b *Backend) pauseBox(ctx context.Context, name string, c container.Inspect
 	p := &pauseHold{b: b, ctx: ctx, name: name, paused: ownPause, start: time.Now()}
 	if running(c) && !c.State.Paused {
 		p.start = time.Now()
-		if p.frozen = b.freeze(c); p.frozen != nil {
+		if b.sameKernel(c) {
+			p.frozen = b.state().Freeze(c.State.Pid, c.ID)
+		}
+		if p.frozen != nil {
 			p.paused = true
 			return p, nil
 		}
-		p.rec = b.recordEnginePause(c.ID)
+		p.rec = b.state().RecordEnginePause(c.ID)
 		cctx, cancel := short(ctx)
 		p.start = time.Now()
 		_, err := b.c.ContainerPause(cctx, name, client.ContainerPauseOptions{})
@@ -276,7 +281,7 @@ func (p *pauseHold) end() error {
 	}
 	p.paused = false
 	if p.frozen != nil {
-		err := p.frozen.thaw()
+		err := p.frozen.Thaw()
 		p.took = time.Since(p.start)
 		return err
 	}
@@ -293,7 +298,7 @@ func (p *pauseHold) end() error {
 // dropRecord drops the record of the engine's pause.
 func (p *pauseHold) dropRecord() {
 	if p.rec != nil {
-		dropHeld(p.rec)
+		hoststate.DropHeld(p.rec)
 		p.rec = nil
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/boxsnap/boxsnap/providers/docker/changerecord"
+	"github.com/boxsnap/boxsnap/providers/docker/hoststate"
 )
 
 // takeRecords holds each box's record by container ID, in this process,
@@ -19,9 +20,8 @@ type takeRecords struct {
 	// layer store, "no" when it keeps them in containerd's (whose load
 	// wants every layer's content), "" before the first ask.
 	graph string
-	// upper holds each container's layer folder on this host, or "" for
-	// none (layerctime.go).
-	upper map[string]string
+	// uppers holds each container's layer folder on this host.
+	uppers hoststate.Uppers
 }
 
 func (r *takeRecords) put(container string, rec *changerecord.ChangeRecord) {

@@ -25,6 +25,8 @@ func (b incremental) takeUnchanged(ctx context.Context, c container.InspectRespo
 		return providers.SnapshotTaken{}, false, nil
 	}
 	steps := newStepTimes()
+	labels[labelVolumeIn] = b.cfg.VolumePath
+	labels[labelVolume] = ""
 	layer, err := b.readLayer(ctx, c.ID)
 	if err != nil || changerecord.LayerSince(prev.Layer, layer).Paths() > 0 {
 		return providers.SnapshotTaken{}, false, nil
@@ -54,7 +56,7 @@ func (b incremental) takeUnchanged(ctx context.Context, c container.InspectRespo
 	steps.log(ctx, b.log, "a take of an unchanged box's steps", slog.String("snapshot", snap))
 	taken := providers.SnapshotTaken{Ref: snap, Storage: "docker", Holds: providers.HoldsDisk}
 	if img.Size > 0 {
-		taken.Size = &providers.Size{Bytes: max(img.Size, fileBytes(prev.Volume)), Meaning: "whole"}
+		taken.Size = &providers.Size{Bytes: img.Size, Meaning: "whole"} // the image holds the volume
 	}
 	return taken, true, nil
 }

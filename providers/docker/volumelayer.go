@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers/docker/changerecord"
+	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/client"
 )
@@ -62,7 +64,7 @@ type volumeLayers struct {
 	layers []layerFile
 	read   int64 // the bytes of files read
 	// unmark ends the take's mark where the copier is the volume's
-	// checker (takemark.go), which stays; nil where the copier is the
+	// checker (hoststate's marks), which stays; nil where the copier is the
 	// take's own, removed at its end.
 	unmark func()
 }
@@ -72,7 +74,7 @@ type volumeLayers struct {
 // own, labelled with the snapshot (so a take cut short is known by it, and
 // its delete removes it).
 func (b incremental) startVolumeLayers(ctx context.Context, snap, vol string) (*volumeLayers, error) {
-	if unmark, ok := b.markTake(snap); ok {
+	if unmark, ok := b.state().MarkTake(snap); ok {
 		if err := b.ensureChecker(ctx, vol); err != nil {
 			unmark()
 			return nil, err
@@ -192,7 +194,7 @@ func (v *volumeLayers) done(w *layerWriter) error {
 // endpoint, under the volume's folder, which an opaque whiteout empties of
 // what the parent image held there.
 func (v *volumeLayers) writeWhole(ctx context.Context) error {
-	w, err := newLayerWriter(v.b.layerDir())
+	w, err := newLayerWriter(v.b.state().LayerDir())
 	if err != nil {
 		return err
 	}
@@ -250,7 +252,7 @@ func (v *volumeLayers) writeWhole(ctx context.Context) error {
 // writeDelta writes the paths new or changed between two scans, those of
 // again that are there now, and a whiteout for each path gone.
 func (v *volumeLayers) writeDelta(ctx context.Context, old, now changerecord.VolumeState, again map[string]bool) error {
-	w, err := newLayerWriter(v.b.layerDir())
+	w, err := newLayerWriter(v.b.state().LayerDir())
 	if err != nil {
 		return err
 	}
@@ -412,4 +414,59 @@ func (a *armedScan) fire(ctx context.Context, v *volumeLayers) (string, error) {
 		return "", fmt.Errorf("run the volume's scan in the copier: %w", err)
 	}
 	return execOutput(ctx, v.b, a.id, a.att.Reader)
+}
+
+// scanChecked scans a box's volume in its checker, made (again, where the
+// engine lost it or stopped it) when the scan cannot run in it.
+func (b incremental) scanChecked(ctx context.Context, vol string) (changerecord.VolumeState, error) {
+	out, err := (&volumeTake{b: b.Backend, id: checkerName(vol)}).exec(ctx, changerecord.ScanScript("/from"))
+	if err != nil {
+		if err := b.startChecker(ctx, vol); err != nil {
+			return nil, err
+		}
+		if out, err = (&volumeTake{b: b.Backend, id: checkerName(vol)}).exec(ctx, changerecord.ScanScript("/from")); err != nil {
+			return nil, fmt.Errorf("scan the volume: %w", err)
+		}
+	}
+	st, _, err := changerecord.ParseScan(out)
+	return st, err
+}
+
+// startChecker makes and starts a volume's checker, in place of any left,
+// from the copier image its caller made (ensureCopier).
+func (b incremental) startChecker(ctx context.Context, vol string) error {
+	b.mu.Lock()
+	img := b.copier
+	b.mu.Unlock()
+	if img == "" {
+		return errors.New("the volume's checker: the copier image is not made yet")
+	}
+	name := checkerName(vol)
+	b.forceRemove(ctx, name)
+	cctx, cancel := short(ctx)
+	defer cancel()
+	res, err := b.c.ContainerCreate(cctx, client.ContainerCreateOptions{Name: name, Image: img,
+		Config: &container.Config{Cmd: idleCmd, Labels: map[string]string{labelInstall: b.cfg.Install, labelRole: roleCopier, labelVolume: vol}},
+		HostConfig: &container.HostConfig{Mounts: []mount.Mount{{Type: mount.TypeVolume, Source: vol, Target: "/from", ReadOnly: true}},
+			NetworkMode: "none", SecurityOpt: []string{"no-new-privileges"}}})
+	if err != nil {
+		return wrap(err, "make the volume's checker")
+	}
+	if _, err := b.c.ContainerStart(cctx, res.ID, client.ContainerStartOptions{}); err != nil {
+		b.forceRemove(ctx, res.ID)
+		return wrap(err, "start the volume's checker")
+	}
+	return nil
+}
+
+// ensureChecker starts the volume's checker where it is not running.
+func (b incremental) ensureChecker(ctx context.Context, vol string) error {
+	c, ok, err := b.inspect(ctx, checkerName(vol))
+	if err != nil {
+		return err
+	}
+	if ok && running(c) && !c.State.Paused {
+		return nil
+	}
+	return b.startChecker(ctx, vol)
 }

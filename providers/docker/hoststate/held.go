@@ -1,31 +1,38 @@
-package docker
+package hoststate
 
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"syscall"
 )
 
-// A held file is a file of the backend's state folder that a live take
-// holds under an exclusive lock (flock) for as long as it needs it: the
-// kernel lets the lock go with the process, so a file whose lock is free
-// was left by a process killed mid-take (or by this one, whose take ended
-// without its clean-up), and the next start of the backend deals with it.
-// Two processes (the web app and the worker) may share the folder: a file
-// another live process holds is never touched.
+// State is the backend's state folder on this host ("" for none) and the
+// logger its sweeps report to.
+type State struct {
+	Dir string
+	Log *slog.Logger
+}
+
+// A held file is a file of the state folder that a live take holds under
+// an exclusive lock (flock) for as long as it needs it: the kernel lets the
+// lock go with the process, so a file whose lock is free was left by a
+// process killed mid-take, and the next start of the backend deals with
+// it. Two processes (the web app and the worker) may share the folder: a
+// file another live process holds is never touched.
 
 // layerFolder is the folder of the state folder where takes write their
 // layers' files.
 const layerFolder = "layers"
 
-// layerPattern names a layer's file.
-const layerPattern = "boxsnap-layer-*.tar"
+// LayerPattern names a layer's file.
+const LayerPattern = "boxsnap-layer-*.tar"
 
-// createHeld makes a new file in dir named after pattern, locked. A sweep
+// CreateHeld makes a new file in dir named after pattern, locked. A sweep
 // that took the lock first has removed the name, so the file is made again.
-func createHeld(dir, pattern string) (*os.File, error) {
+func CreateHeld(dir, pattern string) (*os.File, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -42,6 +49,12 @@ func createHeld(dir, pattern string) (*os.File, error) {
 	return nil, fmt.Errorf("a file of %s was taken by another process's sweep three times", dir)
 }
 
+// DropHeld removes a held file and lets its lock go.
+func DropHeld(f *os.File) {
+	_ = os.Remove(f.Name())
+	_ = f.Close()
+}
+
 // stillNamed says whether the file's name still names the open file.
 func stillNamed(f *os.File) bool {
 	a, err1 := f.Stat()
@@ -52,7 +65,7 @@ func stillNamed(f *os.File) bool {
 // sweepLeft hands each file of dir named after pattern that no live
 // process holds to left (with its content), then removes it; a file left
 // says why it stays. It answers how many it removed.
-func sweepLeft(dir, pattern string, left func(path string, content []byte) error) (int, error) {
+func sweepLeft(dir, pattern string, left func(content []byte) error) (int, error) {
 	names, err := filepath.Glob(filepath.Join(dir, pattern))
 	if err != nil {
 		return 0, err
@@ -72,7 +85,7 @@ func sweepLeft(dir, pattern string, left func(path string, content []byte) error
 		if left != nil {
 			content, err = os.ReadFile(p)
 			if err == nil {
-				err = left(p, content)
+				err = left(content)
 			}
 		}
 		if err == nil {
@@ -88,23 +101,11 @@ func sweepLeft(dir, pattern string, left func(path string, content []byte) error
 	return n, errors.Join(errs...)
 }
 
-// sweepAtStart removes the layers' files that takes killed mid-way left in
-// the state folder, and thaws the boxes they left frozen (freeze.go).
-func (e *engine) sweepAtStart() {
-	if e.cfg.StateDir == "" {
-		return
-	}
-	if n, err := sweepLeft(filepath.Join(e.cfg.StateDir, layerFolder), layerPattern, nil); n > 0 || err != nil {
-		e.log.Info("layer files that takes cut short left were removed", "removed", n, "err", err)
-	}
-	e.thawLeft()
-}
-
-// layerDir is where a take writes its layers' files: the state folder's,
+// LayerDir is where a take writes its layers' files: the state folder's,
 // swept at each start, or with none the host's temporary folder.
-func (e *engine) layerDir() string {
-	if e.cfg.StateDir == "" {
+func (s State) LayerDir() string {
+	if s.Dir == "" {
 		return os.TempDir()
 	}
-	return filepath.Join(e.cfg.StateDir, layerFolder)
+	return filepath.Join(s.Dir, layerFolder)
 }

@@ -1,4 +1,4 @@
-package docker
+package hoststate
 
 import (
 	"errors"
@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/moby/moby/api/types/container"
 )
 
 // A take's pause, on a local engine with a state folder, freezes the box's
@@ -17,17 +15,16 @@ import (
 // costs well under a millisecond where the engine's pause, through
 // containerd and runc to the same freezer, costs tens. The engine is not
 // told: it still says the box runs. So a freeze is recorded before it is
-// made, in a held file of the state folder naming the cgroup (heldfiles.go),
-// and the backend's next start thaws every freeze whose file no live
-// process holds: a boxsnap killed mid-pause never leaves a box frozen past
-// its restart. Where the freezer cannot be reached (a remote engine, boxsnap
-// in another process namespace than the engine, no state folder) the pause
-// is the engine's; that pause is recorded too, so that the take's next try
-// knows it for its own, and a box a person paused stays paused.
+// made, in a held file naming the cgroup, and the backend's next start
+// thaws every freeze whose file no live process holds: a boxsnap killed
+// mid-pause never leaves a box frozen past its restart. Where the freezer
+// cannot be reached the pause is the engine's; that pause is recorded too,
+// so that the take's next try knows it for its own, and a box a person
+// paused stays paused.
 
-// freezeFolder is the folder of the state folder holding the records of
-// the pauses takes hold.
-const freezeFolder = "pauses"
+// pauseFolder is the folder of the state folder holding the records of the
+// pauses takes hold.
+const pauseFolder = "pauses"
 
 // cgroupRoot is where the host's cgroups are mounted.
 const cgroupRoot = "/sys/fs/cgroup"
@@ -36,29 +33,30 @@ const cgroupRoot = "/sys/fs/cgroup"
 // freeze is undone and the engine pauses the box instead.
 const freezeWait = 2 * time.Second
 
-// cgroupFreeze is a box frozen through its cgroup's freezer file.
-type cgroupFreeze struct {
+// Freeze is a box frozen through its cgroup's freezer file.
+type Freeze struct {
 	file string // freezer.state (v1) or cgroup.freeze (v2)
 	rec  *os.File
 }
 
-// freezerFile answers the freezer file of a running container's cgroup,
+// FreezerFile answers the freezer file of a running container's cgroup,
 // read from /proc/<pid>/cgroup of its first process, or "" where there is
-// none this process may write: a remote engine, no state folder to record
-// a freeze in, or a process that is not the container's here (the path
-// must name the container's ID).
-func (e *engine) freezerFile(c container.InspectResponse) string {
-	if e.cfg.StateDir == "" || !e.local() || c.State == nil || c.State.Pid <= 0 || !isContainerID(c.ID) {
+// none this process may write: no state folder to record a freeze in, or
+// a process that is not the container's here (the path must name the
+// container's ID). A container whose cgroup is read here runs on this
+// process's kernel.
+func (s State) FreezerFile(pid int, id string) string {
+	if s.Dir == "" || pid <= 0 || !IsContainerID(id) {
 		return ""
 	}
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", c.State.Pid))
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
 	if err != nil {
 		return ""
 	}
 	_, v2err := os.Stat(filepath.Join(cgroupRoot, "cgroup.controllers"))
 	for line := range strings.SplitSeq(string(raw), "\n") {
 		f := strings.SplitN(line, ":", 3)
-		if len(f) != 3 || !strings.Contains(f[2], c.ID) {
+		if len(f) != 3 || !strings.Contains(f[2], id) {
 			continue
 		}
 		var p string
@@ -70,15 +68,15 @@ func (e *engine) freezerFile(c container.InspectResponse) string {
 		default:
 			continue
 		}
-		if freezerPath(p) && fileThere(p) {
+		if _, err := os.Stat(p); err == nil && freezerPath(p) {
 			return p
 		}
 	}
 	return ""
 }
 
-// isContainerID says whether id is a container ID as the engine writes it.
-func isContainerID(id string) bool {
+// IsContainerID says whether id is a container ID as the engine writes it.
+func IsContainerID(id string) bool {
 	return len(id) == 64 && strings.Trim(id, "0123456789abcdef") == ""
 }
 
@@ -89,43 +87,37 @@ func freezerPath(p string) bool {
 	return filepath.Clean(p) == p && strings.HasPrefix(p, cgroupRoot+"/") && (base == "freezer.state" || base == "cgroup.freeze")
 }
 
-func fileThere(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
-
-// freeze freezes a running container's cgroup, its freeze recorded first;
+// Freeze freezes a running container's cgroup, its freeze recorded first;
 // nil where it cannot (the engine pauses the box then).
-func (e *engine) freeze(c container.InspectResponse) *cgroupFreeze {
-	file := e.freezerFile(c)
+func (s State) Freeze(pid int, id string) *Freeze {
+	file := s.FreezerFile(pid, id)
 	if file == "" {
 		return nil
 	}
-	rec, err := createHeld(filepath.Join(e.cfg.StateDir, freezeFolder), c.ID+"-*.freeze")
+	rec, err := CreateHeld(filepath.Join(s.Dir, pauseFolder), id+"-*.freeze")
 	if err == nil {
-		_, err = rec.WriteString(file)
+		if _, err = rec.WriteString(file); err != nil {
+			DropHeld(rec)
+		}
 	}
 	if err != nil {
-		e.log.Warn("a freeze could not be recorded; the engine pauses the box", "container", c.ID, "err", err)
-		if rec != nil {
-			dropHeld(rec)
-		}
+		s.Log.Warn("a freeze could not be recorded; the engine pauses the box", "container", id, "err", err)
 		return nil
 	}
-	f := &cgroupFreeze{file: file, rec: rec}
+	f := &Freeze{file: file, rec: rec}
 	if err := setFrozen(file, true); err != nil {
-		_ = f.thaw()
-		e.log.Warn("the box's cgroup could not be frozen; the engine pauses it", "container", c.ID, "err", err)
+		_ = f.Thaw()
+		s.Log.Warn("the box's cgroup could not be frozen; the engine pauses it", "container", id, "err", err)
 		return nil
 	}
 	return f
 }
 
-// thaw thaws the cgroup and drops the freeze's record.
-func (f *cgroupFreeze) thaw() error {
+// Thaw thaws the cgroup and drops the freeze's record.
+func (f *Freeze) Thaw() error {
 	err := setFrozen(f.file, false)
 	if err == nil || errors.Is(err, os.ErrNotExist) {
-		dropHeld(f.rec) // a cgroup gone is thawed: its container stopped
+		DropHeld(f.rec) // a cgroup gone is thawed: its container stopped
 		return nil
 	}
 	return fmt.Errorf("thaw the box's cgroup: %w", err)
@@ -175,16 +167,22 @@ func isFrozen(file string, v1 bool) (bool, error) {
 	return strings.Contains(string(raw), "frozen 1"), err
 }
 
-// dropHeld removes a held file and lets its lock go.
-func dropHeld(f *os.File) {
-	_ = os.Remove(f.Name())
-	_ = f.Close()
+// SweepAtStart removes the layers' files that takes killed mid-way left in
+// the state folder, and thaws the boxes they left frozen.
+func (s State) SweepAtStart() {
+	if s.Dir == "" {
+		return
+	}
+	if n, err := sweepLeft(filepath.Join(s.Dir, layerFolder), LayerPattern, nil); n > 0 || err != nil {
+		s.Log.Info("layer files that takes cut short left were removed", "removed", n, "err", err)
+	}
+	s.thawLeft()
 }
 
 // thawLeft thaws the freezes that takes killed mid-pause left (their
 // records no live process holds).
-func (e *engine) thawLeft() {
-	n, err := sweepLeft(filepath.Join(e.cfg.StateDir, freezeFolder), "*.freeze", func(_ string, content []byte) error {
+func (s State) thawLeft() {
+	n, err := sweepLeft(filepath.Join(s.Dir, pauseFolder), "*.freeze", func(content []byte) error {
 		file := string(content)
 		if !freezerPath(file) {
 			return nil // not a record boxsnap wrote: dropped, nothing written
@@ -195,38 +193,38 @@ func (e *engine) thawLeft() {
 		return nil
 	})
 	if n > 0 || err != nil {
-		e.log.Warn("boxes a take killed mid-pause left frozen were thawed", "thawed", n, "err", err)
+		s.Log.Warn("boxes a take killed mid-pause left frozen were thawed", "thawed", n, "err", err)
 	}
 }
 
-// recordEnginePause records a pause the engine is asked for, before it is
+// RecordEnginePause records a pause the engine is asked for, before it is
 // asked; nil without a state folder.
-func (e *engine) recordEnginePause(id string) *os.File {
-	if e.cfg.StateDir == "" || !isContainerID(id) {
+func (s State) RecordEnginePause(id string) *os.File {
+	if s.Dir == "" || !IsContainerID(id) {
 		return nil
 	}
-	rec, err := createHeld(filepath.Join(e.cfg.StateDir, freezeFolder), id+"-*.pause")
+	rec, err := CreateHeld(filepath.Join(s.Dir, pauseFolder), id+"-*.pause")
 	if err != nil {
-		e.log.Warn("a pause could not be recorded", "container", id, "err", err)
+		s.Log.Warn("a pause could not be recorded", "container", id, "err", err)
 		return nil
 	}
 	return rec
 }
 
-// pauseIsOurs says whether a paused box's pause is a take's that a kill cut
+// PauseIsOurs says whether a paused box's pause is a take's that a kill cut
 // short, which the take's next try ends: with a state folder, only one
 // recorded and held by no live process (a person's pause stays); without
 // one nothing tells them apart, and every pause is taken for a take's.
-func (e *engine) pauseIsOurs(id string) bool {
-	if e.cfg.StateDir == "" {
+func (s State) PauseIsOurs(id string) bool {
+	if s.Dir == "" {
 		return true
 	}
-	if !isContainerID(id) {
+	if !IsContainerID(id) {
 		return false
 	}
-	n, err := sweepLeft(filepath.Join(e.cfg.StateDir, freezeFolder), id+"-*.pause", nil)
+	n, err := sweepLeft(filepath.Join(s.Dir, pauseFolder), id+"-*.pause", nil)
 	if err != nil {
-		e.log.Warn("the record of a take's pause could not be read", "container", id, "err", err)
+		s.Log.Warn("the record of a take's pause could not be read", "container", id, "err", err)
 	}
 	return n > 0
 }
