@@ -360,11 +360,11 @@ func folderHeader(stat string) (*tar.Header, bool) {
 // stamp writes a file in the copier and answers its modification time: the
 // kernel's coarse time now, as the box's files' times are written. Where
 // the box runs on this process's own kernel (sameKernel) the clock is read
-// here instead: the coarse time lags the fine one by less than a tick, far
-// less than RacySlack, so a write after now is never stamped before it.
+// here instead: the coarse time lags the fine one by a tick at most, less
+// than LocalSlack, so a write after now is never stamped before it.
 func (v *volumeLayers) stamp(ctx context.Context, sameKernel bool) (time.Time, error) {
 	if sameKernel {
-		return time.Now().Add(-changerecord.RacySlack), nil
+		return time.Now().Add(-changerecord.LocalSlack), nil
 	}
 	out, err := (&volumeTake{b: v.b, id: v.id}).exec(ctx, "/bin/busybox touch /tmp/stamp && /bin/busybox stat -c %y /tmp/stamp")
 	if err != nil {

@@ -14,6 +14,12 @@ import (
 // error, only a clock set back a little.
 const RacySlack = 50 * time.Millisecond
 
+// LocalSlack is RacySlack for a stamp read from the clock of the process
+// on the box's own kernel: a file's time is the kernel's coarse time,
+// which lags that clock by a tick at most (10 ms at the least frequent
+// tick), so the slack covers that tick and a clock set back a little.
+const LocalSlack = 20 * time.Millisecond
+
 // RacyLayer adds to d the paths of the layer read while the box ran (then)
 // whose modification time falls after since and that are there now: they
 // may have been written again since that read in the same tick.
