@@ -251,6 +251,9 @@ func (b *Backend) sameKernel(c container.InspectResponse) bool {
 // engine.
 func (b *Backend) pauseBox(ctx context.Context, name string, c container.InspectResponse, ownPause bool) (*pauseHold, error) {
 	p := &pauseHold{b: b, ctx: ctx, name: name, paused: ownPause, start: time.Now()}
+	if ownPause {
+		p.rec = b.records.takeAdopted(c.ID)
+	}
 	if running(c) && !c.State.Paused {
 		p.start = time.Now()
 		if b.sameKernel(c) {

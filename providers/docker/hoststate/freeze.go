@@ -211,20 +211,27 @@ func (s State) RecordEnginePause(id string) *os.File {
 	return rec
 }
 
-// PauseIsOurs says whether a paused box's pause is a take's that a kill cut
+// AdoptPause says whether a paused box's pause is a take's that a kill cut
 // short, which the take's next try ends: with a state folder, only one
-// recorded and held by no live process (a person's pause stays); without
-// one nothing tells them apart, and every pause is taken for a take's.
-func (s State) PauseIsOurs(id string) bool {
+// recorded and held by no live process (a person's pause stays), recorded
+// again first as this process's (the record answered, which the try drops
+// once it ends the pause); without one nothing tells them apart, and every
+// pause is taken for a take's.
+func (s State) AdoptPause(id string) (bool, *os.File) {
 	if s.Dir == "" {
-		return true
+		return true, nil
 	}
-	if !IsContainerID(id) {
-		return false
+	rec := s.RecordEnginePause(id)
+	if rec == nil {
+		return false, nil
 	}
 	n, err := sweepLeft(filepath.Join(s.Dir, pauseFolder), id+"-*.pause", nil)
 	if err != nil {
 		s.Log.Warn("the record of a take's pause could not be read", "container", id, "err", err)
 	}
-	return n > 0
+	if n == 0 {
+		DropHeld(rec)
+		return false, nil
+	}
+	return true, rec
 }
