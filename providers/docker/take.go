@@ -65,7 +65,7 @@ func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take provider
 	}
 	// A pause a worker killed mid-take left is this take's to end, and
 	// what that try made goes first.
-	ownPause := running(c) && c.State.Paused && b.records.adoptPause(b.state(), c.ID)
+	ownPause := running(c) && c.State.Paused && b.records.adopted.Adopt(b.state(), c.ID)
 	if err := b.deleteParts(ctx, snap); err != nil {
 		return providers.SnapshotTaken{}, err
 	}

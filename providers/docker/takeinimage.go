@@ -252,7 +252,7 @@ func (b *Backend) sameKernel(c container.InspectResponse) bool {
 func (b *Backend) pauseBox(ctx context.Context, name string, c container.InspectResponse, ownPause bool) (*pauseHold, error) {
 	p := &pauseHold{b: b, ctx: ctx, name: name, paused: ownPause, start: time.Now()}
 	if ownPause {
-		p.rec = b.records.takeAdopted(c.ID)
+		p.rec = b.records.adopted.Take(c.ID)
 	}
 	if running(c) && !c.State.Paused {
 		p.start = time.Now()

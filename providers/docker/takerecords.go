@@ -1,7 +1,6 @@
 package docker
 
 import (
-	"os"
 	"sync"
 
 	"github.com/boxsnap/boxsnap/providers/docker/changerecord"
@@ -23,36 +22,9 @@ type takeRecords struct {
 	graph string
 	// uppers holds each container's layer folder on this host.
 	uppers hoststate.Uppers
-	// adopted holds, by container, the record of a pause a killed take
-	// left that this process took on, until a take ends it.
-	adopted map[string]*os.File
-}
-
-// adoptPause says whether a paused box's pause is a killed take's, which
-// the next take ends (hoststate.AdoptPause), keeping its record.
-func (r *takeRecords) adoptPause(s hoststate.State, id string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.adopted[id] != nil {
-		return true
-	}
-	ours, rec := s.AdoptPause(id)
-	if rec != nil {
-		if r.adopted == nil {
-			r.adopted = map[string]*os.File{}
-		}
-		r.adopted[id] = rec
-	}
-	return ours
-}
-
-// takeAdopted hands over the record of a pause this process took on.
-func (r *takeRecords) takeAdopted(id string) *os.File {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	rec := r.adopted[id]
-	delete(r.adopted, id)
-	return rec
+	// adopted holds the pauses killed takes left that this process took
+	// on, until a take ends them.
+	adopted hoststate.Adoptions
 }
 
 func (r *takeRecords) put(container string, rec *changerecord.ChangeRecord) {

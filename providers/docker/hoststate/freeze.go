@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -234,4 +235,38 @@ func (s State) AdoptPause(id string) (bool, *os.File) {
 		return false, nil
 	}
 	return true, rec
+}
+
+// Adoptions holds, by container, the records of the pauses killed takes
+// left that this process took on (AdoptPause), until a take ends them.
+type Adoptions struct {
+	mu sync.Mutex
+	m  map[string]*os.File
+}
+
+// Adopt says whether a paused box's pause is a killed take's, which the
+// next take ends, keeping its record; one this process took on already is.
+func (a *Adoptions) Adopt(s State, id string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.m[id] != nil {
+		return true
+	}
+	ours, rec := s.AdoptPause(id)
+	if rec != nil {
+		if a.m == nil {
+			a.m = map[string]*os.File{}
+		}
+		a.m[id] = rec
+	}
+	return ours
+}
+
+// Take hands over the record of a pause this process took on.
+func (a *Adoptions) Take(id string) *os.File {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	rec := a.m[id]
+	delete(a.m, id)
+	return rec
 }
