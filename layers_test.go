@@ -78,6 +78,7 @@ var layers = []struct {
 	{pkg: "providers/docker", forbid: []string{"app/", "jobs", "providers/local", "providers/proxmox"}},
 	{pkg: "providers/docker/moves", forbid: []string{"app/", "jobs", "providers/"}},
 	{pkg: "providers/docker/changerecord", forbid: []string{"*"}},
+	{pkg: "providers/docker/hoststate", forbid: []string{"*"}},
 	{pkg: "providers/qemu", forbid: []string{"app/", "jobs", "providers/local", "providers/proxmox", "providers/docker", "providers/pvesim"}},
 	{pkg: "providers/providertest", forbid: []string{"app/", "jobs", "providers/"}},
 	{pkg: "providers/pvesim", forbid: []string{"app/", "jobs", "providers", "providers/proxmox"}},

@@ -53,7 +53,15 @@ func main() {
 	if *steps {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	b, err := docker.New(docker.Config{ID: "bench", Host: d.Host, Install: "in7benchinstal1", Network: "none", CopierBinary: dockertest.Busybox, Logger: logger})
+	// A state folder, as boxsnap gives the backend: the records of the
+	// takes, their layers' files and the records of their pauses.
+	state, err := os.MkdirTemp("", "bsbench-state-")
+	if err != nil {
+		fail(err)
+	}
+	defer func() { _ = os.RemoveAll(state) }()
+	b, err := docker.New(docker.Config{ID: "bench", Host: d.Host, Install: "in7benchinstal1", Network: "none", CopierBinary: dockertest.Busybox, Logger: logger,
+		StateDir: state})
 	if err != nil {
 		fail(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/docker/hoststate"
 	"github.com/boxsnap/boxsnap/providers/docker/moves"
 )
 
@@ -155,7 +156,8 @@ var (
 	_ providers.Labeler = (*Backend)(nil)
 )
 
-// New makes a backend. It checks the configuration and makes the client; it
+// New makes a backend. It checks the configuration and makes the client,
+// and sweeps from the state folder what takes cut short left there; it
 // calls no host. The API version is negotiated with the engine on the first
 // call, never fixed.
 func New(cfg Config) (*Backend, error) {
@@ -208,6 +210,7 @@ func New(cfg Config) (*Backend, error) {
 	e := &engine{cfg: cfg, c: c, log: logger.With("backend", cfg.ID)}
 	b := &Backend{engine: e, stored: stored{e}, files: files{engine: e}}
 	b.Moves = &moves.Moves{E: moveEngine{b}}
+	e.state().SweepAtStart()
 	return b, nil
 }
 
@@ -241,6 +244,9 @@ func (e *engine) Ping(ctx context.Context) error {
 // Client is the backend's engine client (the doctor and the tests read the
 // engine with it).
 func (e *engine) Client() *client.Client { return e.c }
+
+// state is the backend's state folder on this host (package hoststate).
+func (e *engine) state() hoststate.State { return hoststate.State{Dir: e.cfg.StateDir, Log: e.log} }
 
 func (e *engine) hook(point string) {
 	if e.cfg.Hook != nil {

@@ -21,7 +21,7 @@ func (b *Backend) ChangeCadence() providers.Cadence {
 // container's writable layer (the engine's list of changes, and the stat of
 // each changed path) and its volume (a scan of its files' stats in the
 // volume's checker, a copier container left running for its checks,
-// checker.go). It answers unknown only for a box with no record of a take (none
+// volumelayer.go). It answers unknown only for a box with no record of a take (none
 // since boxsnap started, where it keeps no records' files), or that a
 // restore made anew; the core then takes one.
 func (b *Backend) Changes(ctx context.Context, g providers.Guest) (providers.ChangeCheck, error) {
@@ -45,6 +45,9 @@ func (b *Backend) Changes(ctx context.Context, g providers.Guest) (providers.Cha
 	out.Changed, out.Paths = providers.ChangedYes, changerecord.LayerSince(rec.Layer, layer).Paths()
 	if out.Paths > 0 {
 		return out, nil
+	}
+	if err := b.ensureCopier(ctx); err != nil {
+		return providers.ChangeCheck{}, err
 	}
 	vol, err := incremental{b}.scanChecked(ctx, volumeOf(c))
 	if err != nil {

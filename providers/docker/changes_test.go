@@ -93,3 +93,26 @@ func TestDockerChangesSaysUnchanged(t *testing.T) {
 		t.Errorf("Changes of a stopped box whose layer was written = %+v: want changed", ch)
 	}
 }
+
+// TestDockerChangesSeesAWriteThatKeepsTheStat: a file of the container's
+// layer written again with the same size and its modification time set
+// back (as the archive endpoint, tar and cp -p write) is a change: Changes
+// answers changed, and the next take holds the new content.
+func TestDockerChangesSeesAWriteThatKeepsTheStat(t *testing.T) {
+	t.Parallel()
+	b := newBackend(t)
+	box := providertest.NewID("bx")
+	g := newGuest(t, b, box)
+	writeFile(t, b, g, layerFile, "v1")
+	take(t, b, g, box)
+	writeFile(t, b, g, layerFile, "v2") // the same size, the same time
+	if ch := changes(t, b, g); ch.Changed != providers.ChangedYes {
+		t.Fatalf("Changes after a write that kept the file's size and time = %+v: want changed", ch)
+	}
+	second := take(t, b, g, box)
+	writeFile(t, b, g, layerFile, "v3")
+	restore(t, b, g, box, second)
+	if got := readFile(t, b, g, layerFile); got != "v2" {
+		t.Errorf("the take after the write brought back %q: want v2", got)
+	}
+}

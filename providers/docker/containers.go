@@ -126,7 +126,7 @@ func (e *engine) newVolume(ctx context.Context, box string) (string, error) {
 // (removeVolume).
 func checkerName(vol string) string { return vol + "-check" }
 
-// removeVolume removes a volume and its checker (checker.go), which
+// removeVolume removes a volume and its checker (volumelayer.go), which
 // would hold it.
 func (e *engine) removeVolume(ctx context.Context, name string) error {
 	if name == "" {

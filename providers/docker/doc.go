@@ -37,7 +37,13 @@
 // engine's list of the container's changes, with each path's stat, and a
 // scan of the volume's stats, both read in the pause; Changes compares the
 // box with the same record, so a box that
-// changed nothing answers unchanged. Memory is not captured. A restore is
+// changed nothing answers unchanged, and a take of it pauses nothing: it
+// loads the last take's layers under a config of its own
+// (takeunchanged.go). On a local engine the pause freezes the box's
+// cgroup directly, each freeze recorded first and thawed by the next
+// start if boxsnap was killed in it; a take's layer files live in the
+// state folder, swept at start (both package hoststate). Memory is not
+// captured. A restore is
 // a swap in Docker's capture order: the undo (a snapshot of the running
 // box), stop the old container, make the new one from the snapshot's image
 // with a new volume (which the engine fills from the image's volume folder
@@ -72,7 +78,7 @@
 // from a static busybox (boxsnap/copier:1), never pulled from a registry;
 // a box's checks scan its volume in a copier container of the volume's
 // (<volume>-check), made at its first check and left running idle until
-// the volume goes (checker.go).
+// the volume goes (volumelayer.go).
 // The engine may be local (unix://), or remote over tcp:// with TLS or over
 // ssh:// (as the docker CLI does, `ssh host docker system dial-stdio`).
 //
@@ -84,7 +90,8 @@
 // write.go); the boxes, the take, the restore, the reset and the fork are
 // Backend's own methods.
 //
-// Package dockertest starts a private dockerd for tests.
+// Package dockertest starts a private dockerd for tests; package hoststate
+// holds what the backend keeps and reads on boxsnap's own host.
 //
 // It implements the interfaces of package providers; it must never import
 // the core, the store, the web app or another backend.

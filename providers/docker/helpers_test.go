@@ -23,10 +23,13 @@ const install = "in7dockerinstal"
 
 // TestMain runs the tests on one private dockerd (and, for the tests that
 // need one, PostgreSQL), or, when a test starts this binary as a worker
-// process, a boxsnap worker the test kills.
+// process, a boxsnap worker the test kills (or a taker, freeze_test.go).
 func TestMain(m *testing.M) {
 	if os.Getenv(workerEnv) != "" {
 		os.Exit(runWorkerProcess())
+	}
+	if os.Getenv(takerEnv) != "" {
+		os.Exit(runTakerProcess())
 	}
 	os.Exit(dockertest.Main(runner(func() int { return dbtest.Main(m) })))
 }
@@ -44,12 +47,13 @@ func must(t testing.TB, err error) {
 	}
 }
 
-// newBackend gives a backend on the test binary's daemon.
+// newBackend gives a backend on the test binary's daemon, with a state
+// folder of its own as boxsnap gives it.
 func newBackend(t testing.TB, mod ...func(*docker.Config)) *docker.Backend {
 	t.Helper()
 	host := dockertest.Host(t)
 	dockertest.Image(t, host)
-	cfg := docker.Config{ID: "docker", Host: host, Install: install, Network: "none", CopierBinary: dockertest.Busybox}
+	cfg := docker.Config{ID: "docker", Host: host, Install: install, Network: "none", CopierBinary: dockertest.Busybox, StateDir: t.TempDir()}
 	for _, f := range mod {
 		f(&cfg)
 	}

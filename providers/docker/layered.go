@@ -23,6 +23,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/docker/changerecord"
+	"github.com/boxsnap/boxsnap/providers/docker/hoststate"
 	"github.com/boxsnap/boxsnap/providers/docker/moves"
 )
 
@@ -35,7 +36,8 @@ type incremental struct{ *Backend }
 const statWorkers = 8
 
 // readLayer reads the container's writable layer: the engine's list of its
-// changes from its image, and the stat of each path that is there. A path
+// changes from its image, and the stat of each path that is there (with
+// its change time, where the layer's folder is read here, hoststate.Uppers). A path
 // that goes between the two reads is recorded as deleted (the box changes
 // it now).
 func (b incremental) readLayer(ctx context.Context, id string) (changerecord.LayerState, error) {
@@ -52,6 +54,16 @@ func (b incremental) readLayer(ctx context.Context, id string) (changerecord.Lay
 		}
 		todo = append(todo, ch.Path)
 	}
+	upper := ""
+	if b.local() {
+		upper = b.records.uppers.Of(id, func() (string, map[string]string, bool) {
+			res, err := b.c.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
+			if err != nil || res.Container.ID != id || res.Container.GraphDriver == nil {
+				return "", nil, false
+			}
+			return res.Container.GraphDriver.Name, res.Container.GraphDriver.Data, true
+		})
+	}
 	stats := make([]changerecord.LayerEntry, len(todo))
 	errs := make([]error, len(todo))
 	next := make(chan int)
@@ -62,7 +74,7 @@ func (b incremental) readLayer(ctx context.Context, id string) (changerecord.Lay
 				st, err := b.c.ContainerStatPath(ctx, id, client.ContainerStatPathOptions{Path: todo[i]})
 				switch {
 				case err == nil:
-					stats[i] = changerecord.LayerEntry{Stat: st.Stat}
+					stats[i] = changerecord.LayerEntry{Stat: st.Stat, Ctime: hoststate.ChangeTime(upper, todo[i])}
 				case errors.Is(wrap(err, ""), providers.ErrNotFound):
 					stats[i] = changerecord.LayerEntry{Deleted: true}
 				default:
@@ -258,7 +270,7 @@ func (t *layeredTake) write(ctx context.Context, now changerecord.LayerState) er
 // writeLayer writes a layer of the container's paths in d: each changed
 // path as the container holds it now, a whiteout for each path gone.
 func (t *layeredTake) writeLayer(ctx context.Context, d changerecord.LayerDelta) (layerFile, error) {
-	f, cleanup, err := tempLayer()
+	f, cleanup, err := tempLayer(t.b.state().LayerDir())
 	if err != nil {
 		return layerFile{}, err
 	}
@@ -453,12 +465,12 @@ func loadErrors(r io.Reader) error {
 	}
 }
 
-// tempLayer is a file for a layer being written, in the host's temporary
-// folder, removed by its cleanup.
-func tempLayer() (*os.File, func(), error) {
-	f, err := os.CreateTemp("", "boxsnap-layer-*.tar")
+// tempLayer is a file for a layer being written, in dir (the engine's
+// layerDir), held while the take runs and removed by its cleanup.
+func tempLayer(dir string) (*os.File, func(), error) {
+	f, err := hoststate.CreateHeld(dir, hoststate.LayerPattern)
 	if err != nil {
 		return nil, nil, fmt.Errorf("make a file for the new layer: %w", err)
 	}
-	return f, func() { _ = f.Close(); _ = os.Remove(f.Name()) }, nil
+	return f, func() { _ = os.Remove(f.Name()); _ = f.Close() }, nil
 }

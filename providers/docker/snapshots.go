@@ -35,6 +35,7 @@ func (s *stored) deleteParts(ctx context.Context, snap string) error {
 	for _, id := range copiers {
 		s.forceRemove(ctx, id)
 	}
+	s.state().UnmarkTake(snap)
 	imgs, err := s.imagesOf(cctx, snap)
 	if err != nil {
 		return err
@@ -224,13 +225,13 @@ func (s *stored) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, e
 		}
 		switch {
 		case !p.image:
-			// While the box is paused, or the take's copier is there, a
-			// take is at work on it (or was cut short there, and its resume
+			// While the box is paused, or the take's copier or its mark
+			// (hoststate's marks) is there, a take is at work on it (or was cut short there, and its resume
 			// takes it again): not yet a snapshot, nor an orphan.
 			if c, ok, err := s.inspect(ctx, boxName(l[labelBox])); err == nil && ok && c.State != nil && c.State.Paused {
 				continue
 			}
-			if cps, err := s.copiersOf(ctx, id); err != nil || len(cps) > 0 {
+			if cps, err := s.copiersOf(ctx, id); err != nil || len(cps) > 0 || s.state().TakeMarked(id) {
 				continue
 			}
 			h.Incomplete, h.Error = true, "its volume's copy exists but its image was never committed: the take was cut short"

@@ -44,8 +44,9 @@ const fullBelow = 4 << 20
 // A take a killed worker cut short before its tag is known by its copier's
 // container or by the box's pause (HeldSnapshots lists it as neither a
 // snapshot nor an orphan) and is taken again: what it made goes first, and
-// a paused box's pause is taken as this take's own, which the new try ends
-// (boxsnap leaves a box running after a take).
+// a paused box's pause, where it is the killed take's (hoststate), is taken
+// as this take's own, which the new try ends (boxsnap leaves a box running
+// after a take); a box a person paused stays paused.
 func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take providers.SnapshotTake, _ providers.Recorder) (providers.SnapshotTaken, error) {
 	if take.Memory {
 		return providers.SnapshotTaken{}, &providers.RefusedError{Why: "a Docker box's snapshot holds its disk only: its container's memory is not captured"}
@@ -64,7 +65,7 @@ func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take provider
 	}
 	// A pause a worker killed mid-take left is this take's to end, and
 	// what that try made goes first.
-	ownPause := running(c) && c.State.Paused
+	ownPause := running(c) && c.State.Paused && b.records.adopted.Adopt(b.state(), c.ID)
 	if err := b.deleteParts(ctx, snap); err != nil {
 		return providers.SnapshotTaken{}, err
 	}
@@ -109,6 +110,10 @@ func (b *Backend) capture(ctx context.Context, name, vol, snap string, labels ma
 		return providers.SnapshotTaken{}, fmt.Errorf("the container %s: %w", name, providers.ErrNotFound)
 	}
 	if (incremental{b}).loadsOnLayers(ctx) {
+		// A box that changed nothing since its last take is not paused.
+		if taken, ok, err := (incremental{b}).takeUnchanged(ctx, c, snap, labels); ok || err != nil {
+			return taken, err
+		}
 		return incremental{b}.captureInImage(ctx, c, name, vol, snap, labels, ownPause)
 	}
 	// Where the engine cannot load an image on layers it has, the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/moby/moby/api/types/container"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/docker/changerecord"
+	"github.com/boxsnap/boxsnap/providers/docker/hoststate"
 )
 
 // captureInImage takes a snapshot whose volume is a part of its image
@@ -50,10 +52,13 @@ func (b incremental) captureInImage(ctx context.Context, c container.InspectResp
 		return providers.SnapshotTaken{}, err
 	}
 	defer vl.close(ctx)
-	if vl.since, err = vl.stamp(ctx); err != nil {
+	steps.mark("copier")
+	// A container whose cgroup this process reads runs on its kernel.
+	if vl.since, err = vl.stamp(ctx, b.sameKernel(c)); err != nil {
 		lt.close()
 		return providers.SnapshotTaken{}, err
 	}
+	steps.mark("stamp")
 	pre, err := b.beforePause(ctx, c.ID, snap, labels, lt, vl, prevVol, steps)
 	defer pre.lt.close()
 	if err != nil {
@@ -83,7 +88,8 @@ func (b incremental) captureInImage(ctx context.Context, c container.InspectResp
 		return providers.SnapshotTaken{}, err
 	}
 	steps.mark("load")
-	b.keepRecord(c.ID, &changerecord.ChangeRecord{Snap: snap, Layer: layer, Volume: volNow, VolumeIn: true, Image: img.ID, Layers: len(img.RootFS.Layers)})
+	b.keepRecord(c.ID, &changerecord.ChangeRecord{Snap: snap, Layer: layer, Volume: volNow, VolumeIn: true, Image: img.ID, Layers: len(img.RootFS.Layers),
+		Stamp: vl.since})
 	steps.mark("record")
 	steps.log(ctx, b.log, "a take's steps", slog.String("snapshot", snap), slog.Bool("layered", pre.commit == ""), slog.Duration("paused", p.took))
 	taken := providers.SnapshotTaken{Ref: snap, Storage: "docker", Holds: providers.HoldsDisk, Paused: p.took}
@@ -227,18 +233,43 @@ type pauseHold struct {
 	paused bool
 	start  time.Time
 	took   time.Duration
+	// frozen is the freeze of the box's cgroup, where the pause is one
+	// (package hoststate); rec records the engine's pause, where it is the
+	// engine's.
+	frozen *hoststate.Freeze
+	rec    *os.File
+}
+
+// sameKernel says whether the container runs on this process's kernel: a
+// local engine's, whose cgroup is read here.
+func (b *Backend) sameKernel(c container.InspectResponse) bool {
+	return b.local() && c.State != nil && b.state().FreezerFile(c.State.Pid, c.ID) != ""
 }
 
 // pauseBox pauses a running box (one a killed take left paused is this
-// take's to end).
+// take's to end): its cgroup frozen where boxsnap can reach it, else by the
+// engine.
 func (b *Backend) pauseBox(ctx context.Context, name string, c container.InspectResponse, ownPause bool) (*pauseHold, error) {
 	p := &pauseHold{b: b, ctx: ctx, name: name, paused: ownPause, start: time.Now()}
+	if ownPause {
+		p.rec = b.records.adopted.Take(c.ID)
+	}
 	if running(c) && !c.State.Paused {
+		p.start = time.Now()
+		if b.sameKernel(c) {
+			p.frozen = b.state().Freeze(c.State.Pid, c.ID)
+		}
+		if p.frozen != nil {
+			p.paused = true
+			return p, nil
+		}
+		p.rec = b.state().RecordEnginePause(c.ID)
 		cctx, cancel := short(ctx)
 		p.start = time.Now()
 		_, err := b.c.ContainerPause(cctx, name, client.ContainerPauseOptions{})
 		cancel()
 		if err != nil {
+			p.dropRecord()
 			return nil, wrap(err, "pause "+name)
 		}
 		p.paused = true
@@ -252,9 +283,25 @@ func (p *pauseHold) end() error {
 		return nil
 	}
 	p.paused = false
+	if p.frozen != nil {
+		err := p.frozen.Thaw()
+		p.took = time.Since(p.start)
+		return err
+	}
 	cctx, cancel := short(context.WithoutCancel(p.ctx))
 	defer cancel()
 	_, err := p.b.c.ContainerUnpause(cctx, p.name, client.ContainerUnpauseOptions{})
 	p.took = time.Since(p.start)
+	if err == nil {
+		p.dropRecord()
+	}
 	return wrap(err, "unpause "+p.name)
+}
+
+// dropRecord drops the record of the engine's pause.
+func (p *pauseHold) dropRecord() {
+	if p.rec != nil {
+		hoststate.DropHeld(p.rec)
+		p.rec = nil
+	}
 }

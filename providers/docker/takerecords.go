@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/boxsnap/boxsnap/providers/docker/changerecord"
+	"github.com/boxsnap/boxsnap/providers/docker/hoststate"
 )
 
 // takeRecords holds each box's record by container ID, in this process,
@@ -19,6 +20,11 @@ type takeRecords struct {
 	// layer store, "no" when it keeps them in containerd's (whose load
 	// wants every layer's content), "" before the first ask.
 	graph string
+	// uppers holds each container's layer folder on this host.
+	uppers hoststate.Uppers
+	// adopted holds the pauses killed takes left that this process took
+	// on, until a take ends them.
+	adopted hoststate.Adoptions
 }
 
 func (r *takeRecords) put(container string, rec *changerecord.ChangeRecord) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers/docker/changerecord"
+	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/client"
 )
@@ -61,11 +63,24 @@ type volumeLayers struct {
 	armed  *armedScan
 	layers []layerFile
 	read   int64 // the bytes of files read
+	// unmark ends the take's mark where the copier is the volume's
+	// checker (hoststate's marks), which stays; nil where the copier is the
+	// take's own, removed at its end.
+	unmark func()
 }
 
-// startVolumeLayers makes and starts the copier, labelled with the snapshot
-// (so a take cut short is known by it, and its delete removes it).
+// startVolumeLayers marks the take and answers the volume's checker as its
+// copier, or where it cannot be marked makes and starts a copier of its
+// own, labelled with the snapshot (so a take cut short is known by it, and
+// its delete removes it).
 func (b incremental) startVolumeLayers(ctx context.Context, snap, vol string) (*volumeLayers, error) {
+	if unmark, ok := b.state().MarkTake(snap); ok {
+		if err := b.ensureChecker(ctx, vol); err != nil {
+			unmark()
+			return nil, err
+		}
+		return &volumeLayers{b: b.Backend, id: checkerName(vol), at: strings.Trim(b.cfg.VolumePath, "/"), unmark: unmark}, nil
+	}
 	id, err := b.createCopier(ctx, snap, idleCmd, []mount.Mount{{Type: mount.TypeVolume, Source: vol, Target: "/from", ReadOnly: true}})
 	if err != nil {
 		return nil, err
@@ -79,10 +94,15 @@ func (b incremental) startVolumeLayers(ctx context.Context, snap, vol string) (*
 	return &volumeLayers{b: b.Backend, id: id, at: strings.Trim(b.cfg.VolumePath, "/")}, nil
 }
 
-// close removes the copier and the layers' files, even after ctx ends.
+// close removes the take's own copier (or ends its mark) and the layers'
+// files, even after ctx ends.
 func (v *volumeLayers) close(ctx context.Context) {
 	v.armed.close()
-	v.b.removeCopier(ctx, v.id)
+	if v.unmark != nil {
+		v.unmark()
+	} else {
+		v.b.removeCopier(ctx, v.id)
+	}
 	for _, l := range v.layers {
 		l.file.cleanup()
 	}
@@ -147,8 +167,8 @@ type layerWriter struct {
 	entries int
 }
 
-func newLayerWriter() (*layerWriter, error) {
-	f, cleanup, err := tempLayer()
+func newLayerWriter(dir string) (*layerWriter, error) {
+	f, cleanup, err := tempLayer(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +194,7 @@ func (v *volumeLayers) done(w *layerWriter) error {
 // endpoint, under the volume's folder, which an opaque whiteout empties of
 // what the parent image held there.
 func (v *volumeLayers) writeWhole(ctx context.Context) error {
-	w, err := newLayerWriter()
+	w, err := newLayerWriter(v.b.state().LayerDir())
 	if err != nil {
 		return err
 	}
@@ -232,7 +252,7 @@ func (v *volumeLayers) writeWhole(ctx context.Context) error {
 // writeDelta writes the paths new or changed between two scans, those of
 // again that are there now, and a whiteout for each path gone.
 func (v *volumeLayers) writeDelta(ctx context.Context, old, now changerecord.VolumeState, again map[string]bool) error {
-	w, err := newLayerWriter()
+	w, err := newLayerWriter(v.b.state().LayerDir())
 	if err != nil {
 		return err
 	}
@@ -338,8 +358,14 @@ func folderHeader(stat string) (*tar.Header, bool) {
 }
 
 // stamp writes a file in the copier and answers its modification time: the
-// kernel's coarse time now, as the box's files' times are written.
-func (v *volumeLayers) stamp(ctx context.Context) (time.Time, error) {
+// kernel's coarse time now, as the box's files' times are written. Where
+// the box runs on this process's own kernel (sameKernel) the clock is read
+// here instead: the coarse time lags the fine one by a tick at most, less
+// than LocalSlack, so a write after now is never stamped before it.
+func (v *volumeLayers) stamp(ctx context.Context, sameKernel bool) (time.Time, error) {
+	if sameKernel {
+		return time.Now().Add(-changerecord.LocalSlack), nil
+	}
 	out, err := (&volumeTake{b: v.b, id: v.id}).exec(ctx, "/bin/busybox touch /tmp/stamp && /bin/busybox stat -c %y /tmp/stamp")
 	if err != nil {
 		return time.Time{}, fmt.Errorf("read the engine's time: %w", err)
@@ -388,4 +414,59 @@ func (a *armedScan) fire(ctx context.Context, v *volumeLayers) (string, error) {
 		return "", fmt.Errorf("run the volume's scan in the copier: %w", err)
 	}
 	return execOutput(ctx, v.b, a.id, a.att.Reader)
+}
+
+// scanChecked scans a box's volume in its checker, made (again, where the
+// engine lost it or stopped it) when the scan cannot run in it.
+func (b incremental) scanChecked(ctx context.Context, vol string) (changerecord.VolumeState, error) {
+	out, err := (&volumeTake{b: b.Backend, id: checkerName(vol)}).exec(ctx, changerecord.ScanScript("/from"))
+	if err != nil {
+		if err := b.startChecker(ctx, vol); err != nil {
+			return nil, err
+		}
+		if out, err = (&volumeTake{b: b.Backend, id: checkerName(vol)}).exec(ctx, changerecord.ScanScript("/from")); err != nil {
+			return nil, fmt.Errorf("scan the volume: %w", err)
+		}
+	}
+	st, _, err := changerecord.ParseScan(out)
+	return st, err
+}
+
+// startChecker makes and starts a volume's checker, in place of any left,
+// from the copier image its caller made (ensureCopier).
+func (b incremental) startChecker(ctx context.Context, vol string) error {
+	b.mu.Lock()
+	img := b.copier
+	b.mu.Unlock()
+	if img == "" {
+		return errors.New("the volume's checker: the copier image is not made yet")
+	}
+	name := checkerName(vol)
+	b.forceRemove(ctx, name)
+	cctx, cancel := short(ctx)
+	defer cancel()
+	res, err := b.c.ContainerCreate(cctx, client.ContainerCreateOptions{Name: name, Image: img,
+		Config: &container.Config{Cmd: idleCmd, Labels: map[string]string{labelInstall: b.cfg.Install, labelRole: roleCopier, labelVolume: vol}},
+		HostConfig: &container.HostConfig{Mounts: []mount.Mount{{Type: mount.TypeVolume, Source: vol, Target: "/from", ReadOnly: true}},
+			NetworkMode: "none", SecurityOpt: []string{"no-new-privileges"}}})
+	if err != nil {
+		return wrap(err, "make the volume's checker")
+	}
+	if _, err := b.c.ContainerStart(cctx, res.ID, client.ContainerStartOptions{}); err != nil {
+		b.forceRemove(ctx, res.ID)
+		return wrap(err, "start the volume's checker")
+	}
+	return nil
+}
+
+// ensureChecker starts the volume's checker where it is not running.
+func (b incremental) ensureChecker(ctx context.Context, vol string) error {
+	c, ok, err := b.inspect(ctx, checkerName(vol))
+	if err != nil {
+		return err
+	}
+	if ok && running(c) && !c.State.Paused {
+		return nil
+	}
+	return b.startChecker(ctx, vol)
 }

@@ -23,7 +23,8 @@ import (
 
 // A worker process: this test binary started again with these variables
 // runs a boxsnap worker (the core, River's workers, the local backend and
-// the Docker backend on the test's daemon) until the test kills it. With
+// the Docker backend on the test's daemon, its state folder beside the
+// local root, kept from one worker to the next) until the test kills it. With
 // workerStall set, the backend writes workerMarker and waits at that point
 // of a take or a restore, for the kill.
 const (
@@ -32,6 +33,7 @@ const (
 	workerRoot   = "BOXSNAP_DOCKER_ROOT"
 	workerStall  = "BOXSNAP_DOCKER_STALL"
 	workerMarker = "BOXSNAP_DOCKER_MARKER"
+	workerState  = "BOXSNAP_DOCKER_STATE"
 	hostEnv      = "BOXSNAP_TEST_DOCKER_HOST"
 )
 
@@ -49,7 +51,7 @@ func runWorkerProcess() int {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	stall, marker := os.Getenv(workerStall), os.Getenv(workerMarker)
 	be, err := docker.New(docker.Config{ID: "docker", Host: os.Getenv(hostEnv), Install: install, Network: "none", CopierBinary: dockertest.Busybox,
-		Logger: logger, Hook: func(point string) {
+		StateDir: os.Getenv(workerState), Logger: logger, Hook: func(point string) {
 			if point == stall {
 				_ = os.WriteFile(marker, []byte(point), 0o600)
 				select {} // until killed
@@ -85,7 +87,7 @@ func startWorker(t *testing.T, dsn, root, stall string) *worker {
 	must(t, err)
 	w.cmd = exec.Command(os.Args[0], "-test.run=^$")
 	w.cmd.Env = append(os.Environ(), workerEnv+"=1", workerDSN+"="+dsn, workerRoot+"="+root, hostEnv+"="+dockertest.Host(t),
-		workerStall+"="+stall, workerMarker+"="+w.marker)
+		workerStall+"="+stall, workerMarker+"="+w.marker, workerState+"="+filepath.Clean(root)+"-docker-state")
 	w.cmd.Stdout, w.cmd.Stderr = out, out
 	must(t, w.cmd.Start())
 	t.Cleanup(w.kill)

@@ -14,6 +14,12 @@ import (
 // error, only a clock set back a little.
 const RacySlack = 50 * time.Millisecond
 
+// LocalSlack is RacySlack for a stamp read from the clock of the process
+// on the box's own kernel: a file's time is the kernel's coarse time,
+// which lags that clock by a tick at most (10 ms at the least frequent
+// tick), so the slack covers that tick and a clock set back a little.
+const LocalSlack = 20 * time.Millisecond
+
 // RacyLayer adds to d the paths of the layer read while the box ran (then)
 // whose modification time falls after since and that are there now: they
 // may have been written again since that read in the same tick.
@@ -23,7 +29,7 @@ func RacyLayer(d LayerDelta, then, now LayerState, since time.Time) LayerDelta {
 		in[p] = true
 	}
 	for p, e := range then {
-		if e.Deleted || in[p] || e.Stat.Mtime.Before(since) {
+		if e.Deleted || in[p] || e.last().Before(since) {
 			continue
 		}
 		if n, ok := now[p]; ok && !n.Deleted {
@@ -53,4 +59,21 @@ func RacyVolume(scan VolumeState, since time.Time) map[string]bool {
 		}
 	}
 	return out
+}
+
+// Settled says whether a box that reads as the record says is as the
+// record's take held it: the record knows its stamp, and no path of the
+// layer (by its modification time) or of the volume (by its change time)
+// falls at or after it, so none was read in a tick a later write could
+// share.
+func (r *ChangeRecord) Settled() bool {
+	if r == nil || r.Stamp.IsZero() {
+		return false
+	}
+	for _, e := range r.Layer {
+		if !e.Deleted && !e.last().Before(r.Stamp) {
+			return false
+		}
+	}
+	return len(RacyVolume(r.Volume, r.Stamp)) == 0
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/moby/moby/api/types/container"
 )
@@ -25,13 +26,30 @@ type ChangeRecord struct {
 	// backend's label on it says so), so a take on it needs only the
 	// volume's changes.
 	VolumeIn bool
+	// Stamp is the kernel's time (less RacySlack) before the take's reads
+	// of the running box: a path whose time falls after it may be written
+	// again in the tick the record read it in, its stat unchanged
+	// (Settled). Zero where unknown.
+	Stamp time.Time
 }
 
 // LayerEntry is one path of a container's writable layer: deleted (a
-// whiteout of the image's path), or there with its stat.
+// whiteout of the image's path), or there with its stat, and its change
+// time where the backend can read it (the engine's stat has none): a write
+// that sets the modification time back and keeps the size moves the
+// change time all the same.
 type LayerEntry struct {
 	Deleted bool
 	Stat    container.PathStat
+	Ctime   time.Time
+}
+
+// last is the latest of the entry's times.
+func (e LayerEntry) last() time.Time {
+	if e.Ctime.After(e.Stat.Mtime) {
+		return e.Ctime
+	}
+	return e.Stat.Mtime
 }
 
 // LayerState is the container's writable layer, path → entry.
@@ -42,9 +60,15 @@ type LayerState map[string]LayerEntry
 // nanosecond).
 type VolumeState map[string]string
 
-// sameStat says whether two stats of a path read alike.
-func sameStat(a, b container.PathStat) bool {
-	return a.Size == b.Size && a.Mode == b.Mode && a.Mtime.Equal(b.Mtime) && a.LinkTarget == b.LinkTarget
+// sameStat says whether two reads of a path read alike; a change time
+// counts only where both reads have one (a record written before they were
+// read has none).
+func sameStat(a, b LayerEntry) bool {
+	x, y := a.Stat, b.Stat
+	if !a.Ctime.IsZero() && !b.Ctime.IsZero() && !a.Ctime.Equal(b.Ctime) {
+		return false
+	}
+	return x.Size == y.Size && x.Mode == y.Mode && x.Mtime.Equal(y.Mtime) && x.LinkTarget == y.LinkTarget
 }
 
 // LayerDelta is what changed in a container's layer since a record of it:
@@ -64,7 +88,7 @@ func LayerSince(rec, now LayerState) LayerDelta {
 		switch {
 		case e.Deleted && (!had || !old.Deleted):
 			d.Gone = append(d.Gone, p)
-		case !e.Deleted && (!had || old.Deleted || !sameStat(old.Stat, e.Stat)):
+		case !e.Deleted && (!had || old.Deleted || !sameStat(old, e)):
 			d.Changed = append(d.Changed, p)
 		}
 	}

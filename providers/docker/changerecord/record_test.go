@@ -19,10 +19,38 @@ func sampleRecord() *ChangeRecord {
 	at := time.Date(2026, 12, 6, 17, 0, 0, 123456789, time.UTC)
 	return &ChangeRecord{Snap: "sn7record", Image: "sha256:" + engineID, Layers: 3, VolumeIn: true,
 		Layer: LayerState{
-			"/srv/data": {Stat: container.PathStat{Name: "data", Size: 4096, Mode: 0o644, Mtime: at}},
+			"/srv/data": {Stat: container.PathStat{Name: "data", Size: 4096, Mode: 0o644, Mtime: at}, Ctime: at},
 			"/etc/gone": {Deleted: true},
 		},
-		Volume: VolumeState{"./data": "81a4|4096|12|0|0|2026-12-06 17:00:00.123456789 +0000|2026-12-06 17:00:00.123456789 +0000"}}
+		Volume: VolumeState{"./data": "81a4|4096|12|0|0|2026-12-06 17:00:00.123456789 +0000|2026-12-06 17:00:00.123456789 +0000"},
+		Stamp:  at.Add(time.Second)}
+}
+
+// TestRecordSettledOnlyPastItsStamp: a record is settled (a box reading as
+// it says is as its take held it) only where it knows its stamp and every
+// path of its layer and its volume was last written before that stamp; a
+// path written at or after it, in the layer or in the volume, unsettles it.
+func TestRecordSettledOnlyPastItsStamp(t *testing.T) {
+	rec := sampleRecord()
+	if !rec.Settled() {
+		t.Errorf("a record whose paths were all written a second before its stamp is not settled")
+	}
+	noStamp := sampleRecord()
+	noStamp.Stamp = time.Time{}
+	if noStamp.Settled() {
+		t.Errorf("a record that knows no stamp is settled")
+	}
+	layer := sampleRecord()
+	layer.Stamp = layer.Layer["/srv/data"].Stat.Mtime
+	if layer.Settled() {
+		t.Errorf("a record whose layer has a path written at its stamp is settled")
+	}
+	vol := sampleRecord()
+	vol.Layer = LayerState{}
+	vol.Stamp = time.Date(2026, 12, 6, 17, 0, 0, 0, time.UTC)
+	if vol.Settled() {
+		t.Errorf("a record whose volume has a path changed after its stamp is settled")
+	}
 }
 
 // TestRecordFileIsReadBackByItsInstallOnly: a record's file reads back as
@@ -143,5 +171,24 @@ func TestRacyPathsAreReadAgain(t *testing.T) {
 	scan := VolumeState{"./old": stamp(since.Add(-time.Second)), "./tick": stamp(since), "./odd": "81a4|5"}
 	if got := RacyVolume(scan, since); !reflect.DeepEqual(got, map[string]bool{"./tick": true, "./odd": true}) {
 		t.Errorf("RacyVolume = %v: want ./tick and the line it cannot read", got)
+	}
+}
+
+// TestLayerSinceSeesAChangeTime: a path whose stat reads the same (a write
+// that set its modification time back and kept its size) but whose change
+// time moved is changed; a read without a change time (a record written
+// before they were read) compares by the stat alone.
+func TestLayerSinceSeesAChangeTime(t *testing.T) {
+	at := time.Date(2026, 12, 6, 17, 0, 0, 0, time.UTC)
+	st := container.PathStat{Name: "state.txt", Size: 2, Mode: 0o644}
+	rec := LayerState{"/state.txt": {Stat: st, Ctime: at}}
+	if d := LayerSince(rec, LayerState{"/state.txt": {Stat: st, Ctime: at.Add(time.Second)}}); len(d.Changed) != 1 {
+		t.Errorf("a path whose change time moved, its stat the same, reads %+v: want changed", d)
+	}
+	if d := LayerSince(rec, LayerState{"/state.txt": {Stat: st, Ctime: at}}); d.Paths() != 0 {
+		t.Errorf("a path read alike, change time and all, reads %+v: want unchanged", d)
+	}
+	if d := LayerSince(LayerState{"/state.txt": {Stat: st}}, rec); d.Paths() != 0 {
+		t.Errorf("a record without change times against a read with one reads %+v: want unchanged by the stat", d)
 	}
 }

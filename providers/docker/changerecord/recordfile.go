@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/moby/moby/api/types/container"
 )
@@ -23,6 +24,7 @@ type recordJSON struct {
 	VolumeIn  bool                 `json:"volume_in"`
 	Layer     map[string]layerJSON `json:"layer"`
 	Volume    VolumeState          `json:"volume"`
+	Stamp     time.Time            `json:"stamp"`
 }
 
 // layerJSON is one path of a container's writable layer as a record's file
@@ -30,6 +32,7 @@ type recordJSON struct {
 type layerJSON struct {
 	Deleted bool               `json:"deleted,omitempty"`
 	Stat    container.PathStat `json:"stat"`
+	Ctime   *time.Time         `json:"ctime,omitempty"`
 }
 
 // recordPath is the file of a container's record in dir, or "" where the
@@ -57,9 +60,13 @@ func SaveRecord(dir, install, id string, rec *ChangeRecord) error {
 		return fmt.Errorf("make the records' folder: %w", err)
 	}
 	out := recordJSON{Container: id, Install: install, Snapshot: rec.Snap, Image: rec.Image, Layers: rec.Layers,
-		VolumeIn: rec.VolumeIn, Layer: make(map[string]layerJSON, len(rec.Layer)), Volume: rec.Volume}
+		VolumeIn: rec.VolumeIn, Layer: make(map[string]layerJSON, len(rec.Layer)), Volume: rec.Volume, Stamp: rec.Stamp}
 	for path, e := range rec.Layer {
-		out.Layer[path] = layerJSON{Deleted: e.Deleted, Stat: e.Stat}
+		l := layerJSON{Deleted: e.Deleted, Stat: e.Stat}
+		if !e.Ctime.IsZero() {
+			l.Ctime = &e.Ctime
+		}
+		out.Layer[path] = l
 	}
 	f, err := os.CreateTemp(filepath.Dir(p), ".record-*")
 	if err != nil {
@@ -108,12 +115,16 @@ func LoadRecord(dir, install, id string) (*ChangeRecord, error) {
 		return nil, nil
 	}
 	rec := &ChangeRecord{Snap: in.Snapshot, Image: in.Image, Layers: in.Layers, VolumeIn: in.VolumeIn,
-		Layer: make(LayerState, len(in.Layer)), Volume: in.Volume}
+		Layer: make(LayerState, len(in.Layer)), Volume: in.Volume, Stamp: in.Stamp}
 	if rec.Volume == nil {
 		rec.Volume = VolumeState{}
 	}
 	for path, e := range in.Layer {
-		rec.Layer[path] = LayerEntry{Deleted: e.Deleted, Stat: e.Stat}
+		le := LayerEntry{Deleted: e.Deleted, Stat: e.Stat}
+		if e.Ctime != nil {
+			le.Ctime = *e.Ctime
+		}
+		rec.Layer[path] = le
 	}
 	return rec, nil
 }
