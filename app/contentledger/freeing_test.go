@@ -151,16 +151,12 @@ func (f *fixture) inBucket() map[string]bool {
 func (f *fixture) keptWhole(when string, ready ...string) {
 	f.t.Helper()
 	have := f.inBucket()
-	named := f.named(ready...)
-	keys := make([]string, 0, len(named))
-	for k := range named {
-		keys = append(keys, k)
-	}
+	named := keys(f.named(ready...))
 	packOf := map[string]string{}
-	if err := f.ledger.Locate(f.ctx, keys, func(key, pack string, _, _, _ int64) { packOf[key] = pack }); err != nil {
+	if err := f.ledger.Locate(f.ctx, named, func(key, pack string, _, _, _ int64) { packOf[key] = pack }); err != nil {
 		f.t.Fatal(err)
 	}
-	for _, k := range keys {
+	for _, k := range named {
 		if p, ok := packOf[k]; ok && !have[p] {
 			f.t.Fatalf("%s: pack %s, which holds object %s a ready snapshot names, was deleted", when, p, k)
 		}

@@ -114,26 +114,6 @@ func sameTree(t *testing.T, what, want, got string) {
 	}
 }
 
-// keptWholePacks fails the test when an object a ready snapshot names
-// lies in no pack in the bucket (nor is an object of its own there).
-func (f *fixture) keptWholePacks(when string, ready ...string) {
-	f.t.Helper()
-	have := f.inBucket()
-	named := keys(f.named(ready...))
-	in := map[string]string{}
-	if err := f.ledger.Locate(f.ctx, named, func(key, pack string, _, _, _ int64) { in[key] = pack }); err != nil {
-		f.t.Fatal(err)
-	}
-	for _, k := range named {
-		if p, ok := in[k]; ok && !have[p] {
-			f.t.Fatalf("%s: pack %s, which holds object %s a ready snapshot names, was deleted", when, p, k)
-		}
-		if _, ok := in[k]; !ok && !have[k] {
-			f.t.Fatalf("%s: object %s, which a ready snapshot names, is in no pack and not in the bucket", when, k)
-		}
-	}
-}
-
 // runOutAllClaims moves the ledger's clock past every claim's end, the
 // packs' with the objects'.
 func (f *fixture) runOutAllClaims() {
@@ -164,7 +144,7 @@ func TestTakeOfSmallFilesMakesFewPuts(t *testing.T) {
 			t.Fatalf("object %s was put on its own, not in a pack", k)
 		}
 	}
-	f.keptWholePacks("after the take", "snaaaaaaaaaaaa")
+	f.keptWhole("after the take", "snaaaaaaaaaaaa")
 }
 
 // TestRestoreFromPacksOnAnotherHost: a snapshot whose objects are in
@@ -270,7 +250,7 @@ func TestBucketFreeingWithPacks(t *testing.T) {
 	if err := f.take("snaaaaaaaaaaaa"); err != nil {
 		t.Fatal(err)
 	}
-	f.keptWholePacks("after the first take", "snaaaaaaaaaaaa")
+	f.keptWhole("after the first take", "snaaaaaaaaaaaa")
 
 	// A take killed while it puts its packs: nothing it put is recorded.
 	if err := os.RemoveAll(filepath.Join(f.b.BoxDir(f.g), "a")); err != nil {
@@ -287,19 +267,19 @@ func TestBucketFreeingWithPacks(t *testing.T) {
 	if n, err := f.ledger.Sweep(f.ctx, f.bucket); err != nil || n != 0 {
 		t.Fatalf("a sweep while a take's claims run freed %d (%v); want nothing", n, err)
 	}
-	f.keptWholePacks("after a sweep beside a killed take", "snaaaaaaaaaaaa")
+	f.keptWhole("after a sweep beside a killed take", "snaaaaaaaaaaaa")
 	// Taken again at once, it ships what the killed put did not.
 	if err := f.take("snbbbbbbbbbbbb"); err != nil {
 		t.Fatalf("the killed take, taken again: %v", err)
 	}
-	f.keptWholePacks("after the killed take was taken again", "snaaaaaaaaaaaa", "snbbbbbbbbbbbb")
+	f.keptWhole("after the killed take was taken again", "snaaaaaaaaaaaa", "snbbbbbbbbbbbb")
 	// The pack whose put was killed holds nothing: it goes once its
 	// claim runs out.
 	f.runOutAllClaims()
 	if n, err := f.ledger.Sweep(f.ctx, f.bucket); err != nil || n == 0 {
 		t.Fatalf("a sweep after the killed take's claims ran out freed %d (%v); want the pack whose put was killed", n, err)
 	}
-	f.keptWholePacks("after the killed put's pack was freed", "snaaaaaaaaaaaa", "snbbbbbbbbbbbb")
+	f.keptWhole("after the killed put's pack was freed", "snaaaaaaaaaaaa", "snbbbbbbbbbbbb")
 
 	// The first snapshot deleted: its pack still holds the shared files
 	// the second names. A sweep killed after its pack deletes frees
@@ -313,12 +293,12 @@ func TestBucketFreeingWithPacks(t *testing.T) {
 		t.Fatalf("the killed sweep answered %v", err)
 	}
 	f.ledger.hooks.deletedPacks = nil
-	f.keptWholePacks("after a sweep killed while deleting packs", "snbbbbbbbbbbbb")
+	f.keptWhole("after a sweep killed while deleting packs", "snbbbbbbbbbbbb")
 	f.runOutAllClaims()
 	if _, err := f.ledger.Sweep(f.ctx, f.bucket); err != nil {
 		t.Fatal(err)
 	}
-	f.keptWholePacks("after the last sweep", "snbbbbbbbbbbbb")
+	f.keptWhole("after the last sweep", "snbbbbbbbbbbbb")
 
 	// Every pack left holds an object the ready snapshot names; nothing is
 	// left that nothing names.
