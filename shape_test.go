@@ -61,7 +61,6 @@ var shapeExceptions = []shapeException{
 	// methods allows; a route table that names every handler ties each
 	// handler's file to the file of the holder's constructor.
 	{pkg: "app/web", over: overMethods, typ: "Server", figure: 118, why: "the web's handler holder, one method a handler (miniflux's idiom)"},
-	{pkg: "app/api", over: overLines, figure: 5016, why: "the API's handlers, one a file (the hosts' four came this stop); its JSON tools' table is the next to move out"},
 	{pkg: "app/api", over: overMethods, typ: "server", figure: 110, why: "the API's handler holder, one method a handler or tool (miniflux's idiom)"},
 }
 

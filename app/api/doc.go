@@ -10,7 +10,8 @@
 // PostgreSQL (retry.go); the agents' skill (skill.md) is served at /api/v1/skill and is the MCP
 // server's instructions. Every destructive tool and its route take a dry
 // run, the plan of app/snapshots/plans (dryrun.go); a long operation is
-// polled by its ID (tool_operation.go); app/api/jsonin reads the bodies.
+// polled by its ID (tool_operation.go); app/api/jsonin reads the bodies,
+// a tool's into its parameter type of app/api/toolparams.
 //
 // Each handler lives in the file named for it, as in app/web: its thing
 // first and its verb last, a thing's words singular. So POST

@@ -3,22 +3,16 @@ package api
 import (
 	"net/http"
 
+	"github.com/boxsnap/boxsnap/app/api/toolparams"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/heads"
 	"github.com/boxsnap/boxsnap/app/wire"
 )
 
-// headParams are box_head's parameters.
-type headParams struct {
-	Box      string `json:"box"`
-	Snapshot string `json:"snapshot"`
-	Request  string `json:"request"`
-}
-
 // setHead is box_head and PUT /boxes/{box}/head (its box from the path), a
 // function both tables name: a snapshot the caller sees becomes the head.
 func setHead(s *server, w http.ResponseWriter, r *http.Request) {
-	var p headParams
+	var p toolparams.HeadParams
 	var err error
 	if p.Box = param(r, "box"); p.Box != "" {
 		var body wire.HeadBody

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/boxsnap/boxsnap/app/api/toolparams"
 	"github.com/boxsnap/boxsnap/app/wire"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -15,23 +16,6 @@ import (
 // ForkTakeName is the name of the snapshot box_fork takes when it forks the
 // box now, "for a fork": the fork seam's.
 const ForkTakeName = fork.TakeName
-
-// forkToolParams are box_fork's parameters.
-type forkToolParams struct {
-	// Snapshot is the snapshot to fork, by name or ID; empty forks the box
-	// now, from a snapshot taken first.
-	Snapshot string `json:"snapshot"`
-	// Box is the snapshot's box (needed for a snapshot's name), or the box
-	// to fork now when Snapshot is empty.
-	Box string `json:"box"`
-	// Name is the new box's name; empty makes one.
-	Name string `json:"name"`
-	// Request is an ID the caller makes, so a repeat is the same fork.
-	Request string `json:"request"`
-	// Count forks into that many boxes from one snapshot, each its own
-	// box (toolForkMany); 0 is one fork.
-	Count int `json:"count"`
-}
 
 // forkAnswer is box_fork's answer: the new box, as box_acquire answers it,
 // and “forked from amber-fox at 10:42”; with the take's words when it took
@@ -54,7 +38,7 @@ const forkTakes = "snapshot (its name or ID, with box for a name), or box alone 
 // takes, deletes the snapshot it took if the fork is still refused, and
 // passes on the take's words.
 func (s *server) toolFork(w http.ResponseWriter, r *http.Request) {
-	var p forkToolParams
+	var p toolparams.ForkToolParams
 	if err := decode(r, &p, forkTakes); err != nil {
 		s.fail(w, r, err)
 		return
@@ -123,7 +107,7 @@ func (s *server) toolFork(w http.ResponseWriter, r *http.Request) {
 
 // checkForkParams refuses box_fork's input that names nothing, before
 // anything is asked of the core.
-func checkForkParams(p forkToolParams) error {
+func checkForkParams(p toolparams.ForkToolParams) error {
 	if p.Snapshot == "" && strings.TrimSpace(p.Box) == "" {
 		return invalid("box_fork needs snapshot (its name or ID), or box to fork the box now.")
 	}
@@ -204,7 +188,7 @@ type tookForFork struct{ id, name, words string }
 // first: its plan, room for every copy, the names), and waits for it. It
 // answers false when it has answered the call itself: a refusal, a take
 // that ended badly, or one still running.
-func forkCapture(s *server, w http.ResponseWriter, r *http.Request, p forkToolParams) (tookForFork, bool) {
+func forkCapture(s *server, w http.ResponseWriter, r *http.Request, p toolparams.ForkToolParams) (tookForFork, bool) {
 	ctx, c := r.Context(), caller(r)
 	op, err := s.forks.CaptureNow(ctx, c, fork.NowRequest{Box: p.Box, Name: p.Name, Count: p.Count, RequestID: p.Request})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/boxsnap/boxsnap/app/api/toolparams"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/wire"
@@ -20,7 +21,7 @@ type forkMany struct{ *server }
 // taken now, once for all of them) and count forks of it, each its own
 // operation and box, waited for together. It answers each fork's end: one
 // that failed is listed with why, and the others stand.
-func (s forkMany) tool(w http.ResponseWriter, r *http.Request, p forkToolParams) {
+func (s forkMany) tool(w http.ResponseWriter, r *http.Request, p toolparams.ForkToolParams) {
 	ctx, c := r.Context(), caller(r)
 	ref, took, tookName, tookWords := p.Snapshot, "", "", ""
 	if ref == "" {

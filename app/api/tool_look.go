@@ -3,16 +3,9 @@ package api
 import (
 	"net/http"
 
+	"github.com/boxsnap/boxsnap/app/api/toolparams"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
-
-// lookParams are box_snapshot_files' and box_snapshot_file's parameters: a
-// snapshot, and a path inside it (its top folder when empty).
-type lookParams struct {
-	Box      string `json:"box"`
-	Snapshot string `json:"snapshot"`
-	Path     string `json:"path"`
-}
 
 // checkPath refuses a path that is not text or is too long to name
 // anything; what it names the core checks, never outside the snapshot.
@@ -26,7 +19,7 @@ func checkPath(path string) error {
 // toolSnapshotFiles is box_snapshot_files: one folder of a snapshot the
 // thread may see, as GET …/files answers it. It changes nothing.
 func (s *server) toolSnapshotFiles(w http.ResponseWriter, r *http.Request) {
-	var p lookParams
+	var p toolparams.LookParams
 	if err := decode(r, &p, "box, snapshot and path (a folder inside the snapshot; its top when left out)"); err != nil {
 		s.fail(w, r, err)
 		return
@@ -47,7 +40,7 @@ func (s *server) toolSnapshotFiles(w http.ResponseWriter, r *http.Request) {
 // may see, its text up to the cap, as GET …/file answers it. It changes
 // nothing.
 func (s *server) toolSnapshotFile(w http.ResponseWriter, r *http.Request) {
-	var p lookParams
+	var p toolparams.LookParams
 	if err := decode(r, &p, "box, snapshot and path (a file inside the snapshot)"); err != nil {
 		s.fail(w, r, err)
 		return
@@ -64,18 +57,11 @@ func (s *server) toolSnapshotFile(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, a)
 }
 
-// lineageParams are box_lineage's parameters: a box, and one of its
-// snapshots, optional.
-type lineageParams struct {
-	Box      string `json:"box"`
-	Snapshot string `json:"snapshot"`
-}
-
 // toolLineage is box_lineage: what a snapshot was taken from, and so on
 // back; without a snapshot, the box's head and the head's lineage. It
 // changes nothing.
 func (s *server) toolLineage(w http.ResponseWriter, r *http.Request) {
-	var p lineageParams
+	var p toolparams.LineageParams
 	if err := decode(r, &p, "box, and optionally snapshot"); err != nil {
 		s.fail(w, r, err)
 		return
@@ -88,13 +74,10 @@ func (s *server) toolLineage(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, l)
 }
 
-// boxListParams are box_list's parameters: none.
-type boxListParams struct{}
-
 // toolBoxList is box_list: the boxes of the agent's own thread, as GET
 // /boxes answers them. It changes nothing.
 func (s *server) toolBoxList(w http.ResponseWriter, r *http.Request) {
-	var p boxListParams
+	var p toolparams.BoxListParams
 	if err := decodeOptional(r, &p, "no parameters"); err != nil {
 		s.fail(w, r, err)
 		return
@@ -107,18 +90,10 @@ func (s *server) toolBoxList(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, a)
 }
 
-// boxMakeParams are box_make's parameters: a box template's name, and the
-// box's name, optional. An agent never names a backend, a host or a source.
-type boxMakeParams struct {
-	Template string `json:"template"`
-	Name     string `json:"name"`
-	Request  string `json:"request"`
-}
-
 // toolBoxMake is box_make: a new box of the agent's own thread, made from a
 // box template, as POST /boxes makes it (201 and the box).
 func (s *server) toolBoxMake(w http.ResponseWriter, r *http.Request) {
-	var p boxMakeParams
+	var p toolparams.BoxMakeParams
 	if err := decode(r, &p, "template, and optionally name and request"); err != nil {
 		s.fail(w, r, err)
 		return

@@ -3,6 +3,8 @@ package api
 import (
 	"net/http"
 	"time"
+
+	"github.com/boxsnap/boxsnap/app/api/toolparams"
 )
 
 // The MCP SDK here has no tasks (long-running calls a client polls), so a
@@ -12,13 +14,6 @@ import (
 // MaxPollWait bounds box_operation's wait, in seconds: a call holds at most
 // this long, then answers the state, to be asked again.
 const MaxPollWait = 60
-
-// operationParams are box_operation's parameters: an operation's ID or a
-// request's, and how many seconds to wait for it to end.
-type operationParams struct {
-	Operation string `json:"operation"`
-	Wait      int    `json:"wait"`
-}
 
 // operationAsked reads what is polled and how long to wait: the route's
 // path and ?wait=true (up to ToolWait), or box_operation's body.
@@ -30,7 +25,7 @@ func operationAsked(r *http.Request) (string, time.Duration, error) {
 		}
 		return id, 0, err
 	}
-	var p operationParams
+	var p toolparams.OperationParams
 	if err := decode(r, &p, "operation and wait"); err != nil {
 		return "", 0, err
 	}

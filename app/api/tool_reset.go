@@ -4,23 +4,12 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/boxsnap/boxsnap/app/api/toolparams"
 	"github.com/boxsnap/boxsnap/app/wire"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 )
-
-// resetToolParams are box_reset's parameters: the box, Keep logins, and at
-// most a box template's name. An agent never names a path, a source, a host
-// or a login file.
-type resetToolParams struct {
-	Box        string `json:"box"`
-	KeepLogins bool   `json:"keep_logins"`
-	Template   string `json:"template"`
-	Request    string `json:"request"`
-	// DryRun answers what the reset would do, and changes nothing.
-	DryRun bool `json:"dry_run"`
-}
 
 // resetAnswer is box_reset's answer.
 type resetAnswer struct {
@@ -36,7 +25,7 @@ type resetAnswer struct {
 // toolReset is box_reset: the agent's own box made fresh from its
 // template, an undo always taken.
 func (s *server) toolReset(w http.ResponseWriter, r *http.Request) {
-	var p resetToolParams
+	var p toolparams.ResetToolParams
 	if err := decode(r, &p, "box, keep_logins, template, request and dry_run"); err != nil {
 		s.fail(w, r, err)
 		return
@@ -73,24 +62,10 @@ func (s *server) toolReset(w http.ResponseWriter, r *http.Request) {
 		Undo: res.Undo, UndoName: res.UndoName, Kept: res.Kept, Skipped: res.Skipped})
 }
 
-// boxToolParams are the parameters of a tool that names only a box.
-type boxToolParams struct {
-	Box     string `json:"box"`
-	Request string `json:"request"`
-}
-
-// undoParams are box_undo's parameters.
-type undoParams struct {
-	Box     string `json:"box"`
-	Request string `json:"request"`
-	// DryRun answers what the undo would change, and changes nothing.
-	DryRun bool `json:"dry_run"`
-}
-
 // toolUndo is box_undo: the box goes back to its newest undo, of a reset or
 // a restore, with the restore's rules.
 func (s *server) toolUndo(w http.ResponseWriter, r *http.Request) {
-	var p undoParams
+	var p toolparams.UndoParams
 	if err := decode(r, &p, "box, request and dry_run"); err != nil {
 		s.fail(w, r, err)
 		return
@@ -117,12 +92,9 @@ func (s *server) toolUndo(w http.ResponseWriter, r *http.Request) {
 	s.writeRestored(w, r, op)
 }
 
-// trashToolParams are box_trash's parameters: none.
-type trashToolParams struct{}
-
 // toolTrash is box_trash: the boxes of the agent's own thread in the trash.
 func (s *server) toolTrash(w http.ResponseWriter, r *http.Request) {
-	var p trashToolParams
+	var p toolparams.TrashToolParams
 	if err := decodeOptional(r, &p, "no parameters"); err != nil {
 		s.fail(w, r, err)
 		return
@@ -133,7 +105,7 @@ func (s *server) toolTrash(w http.ResponseWriter, r *http.Request) {
 // toolTrashRestore is box_trash_restore: a box of the agent's own thread
 // back from the trash, with its history.
 func (s *server) toolTrashRestore(w http.ResponseWriter, r *http.Request) {
-	var p boxToolParams
+	var p toolparams.BoxToolParams
 	if err := decode(r, &p, "box and request"); err != nil {
 		s.fail(w, r, err)
 		return

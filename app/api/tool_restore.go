@@ -4,22 +4,10 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/boxsnap/boxsnap/app/api/toolparams"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
 )
-
-// restoreParams are box_restore's parameters. Replace is a
-// pointer so that a missing one is told apart from false.
-type restoreParams struct {
-	Box      string `json:"box"`
-	Snapshot string `json:"snapshot"`
-	Replace  *bool  `json:"replace"`
-	// Request is an ID the agent makes, so a repeat is the same restore.
-	Request string `json:"request"`
-	// DryRun answers what the restore would change and the plan's words,
-	// and changes nothing.
-	DryRun bool `json:"dry_run"`
-}
 
 // restoreAnswer is box_restore's answer: what it replaced, the undo's name,
 // whether processes ended, size changes, and the box's state.
@@ -42,7 +30,7 @@ const restoreTakes = "box, snapshot, replace (true), request and dry_run"
 // toolRestore is box_restore: an undo is always taken; replace must be
 // true; a repeated request is the same restore.
 func (s *server) toolRestore(w http.ResponseWriter, r *http.Request) {
-	var p restoreParams
+	var p toolparams.RestoreParams
 	if err := decode(r, &p, restoreTakes); err != nil {
 		s.fail(w, r, err)
 		return

@@ -3,24 +3,9 @@ package api
 import (
 	"net/http"
 
+	"github.com/boxsnap/boxsnap/app/api/toolparams"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
-
-// saveParams are box_snapshot_save's parameters: an automatic snapshot, and
-// a name for it, optional.
-type saveParams struct {
-	Box      string `json:"box"`
-	Snapshot string `json:"snapshot"`
-	Name     string `json:"name"`
-	Request  string `json:"request"`
-}
-
-// unsaveParams are box_snapshot_unsave's.
-type unsaveParams struct {
-	Box      string `json:"box"`
-	Snapshot string `json:"snapshot"`
-	Request  string `json:"request"`
-}
 
 // saveAnswer is what box_snapshot_save and box_snapshot_unsave answer.
 type saveAnswer struct {
@@ -34,7 +19,7 @@ type saveAnswer struct {
 // thread may take snapshots of becomes an ordinary one, counted in the
 // per-box limit and never thinned.
 func (s *server) toolSnapshotSave(w http.ResponseWriter, r *http.Request) {
-	var p saveParams
+	var p toolparams.SaveParams
 	if err := decode(r, &p, "box and snapshot, and optionally name and request"); err != nil {
 		s.fail(w, r, err)
 		return
@@ -59,7 +44,7 @@ func (s *server) toolSnapshotSave(w http.ResponseWriter, r *http.Request) {
 // toolSnapshotUnsave is box_snapshot_unsave: a snapshot the thread may
 // delete becomes automatic again, thinned as any other.
 func (s *server) toolSnapshotUnsave(w http.ResponseWriter, r *http.Request) {
-	var p unsaveParams
+	var p toolparams.UnsaveParams
 	if err := decode(r, &p, "box and snapshot, and optionally request"); err != nil {
 		s.fail(w, r, err)
 		return

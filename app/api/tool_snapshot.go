@@ -4,20 +4,11 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/boxsnap/boxsnap/app/api/toolparams"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
-
-// snapshotParams are box_snapshot's parameters.
-type snapshotParams struct {
-	Box    string `json:"box"`
-	Name   string `json:"name"`
-	Note   string `json:"note"`
-	Memory bool   `json:"memory"`
-	// Request is an ID the caller makes, so a repeat is the same take.
-	Request string `json:"request"`
-}
 
 // takeAnswer is box_snapshot's answer: its name and ID, what it holds and
 // leaves out, its size where known, how long it took, its price if any, and
@@ -44,7 +35,7 @@ const snapshotTakes = "box, and optionally name, note, memory and request"
 
 // toolSnapshot is box_snapshot: it takes one, waits for it, and answers.
 func (s *server) toolSnapshot(w http.ResponseWriter, r *http.Request) {
-	var p snapshotParams
+	var p toolparams.SnapshotParams
 	if err := decode(r, &p, snapshotTakes); err != nil {
 		s.fail(w, r, err)
 		return

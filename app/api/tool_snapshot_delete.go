@@ -4,18 +4,9 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/boxsnap/boxsnap/app/api/toolparams"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
-
-// deleteParams are box_snapshot_delete's parameters.
-type deleteParams struct {
-	Box      string `json:"box"`
-	Snapshot string `json:"snapshot"`
-	Request  string `json:"request"`
-	// DryRun answers what the delete would delete and free, and changes
-	// nothing.
-	DryRun bool `json:"dry_run"`
-}
 
 // deleteAnswer is box_snapshot_delete's answer: what it freed, where known.
 type deleteAnswer struct {
@@ -32,7 +23,7 @@ const deleteTakes = "box and snapshot, and optionally request and dry_run"
 // toolSnapshotDelete is box_snapshot_delete: it deletes one the thread may
 // delete, waits, and says what it freed.
 func (s *server) toolSnapshotDelete(w http.ResponseWriter, r *http.Request) {
-	var p deleteParams
+	var p toolparams.DeleteParams
 	if err := decode(r, &p, deleteTakes); err != nil {
 		s.fail(w, r, err)
 		return

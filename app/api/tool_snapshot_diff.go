@@ -2,19 +2,9 @@ package api
 
 import (
 	"net/http"
-)
 
-// snapshotDiffParams are box_snapshot_diff's parameters.
-type snapshotDiffParams struct {
-	Box      string `json:"box"`
-	Snapshot string `json:"snapshot"`
-	// Against is another snapshot of the same box; the box now when empty.
-	Against string `json:"against"`
-	// Path names a text file: the answer is its unified diff.
-	Path   string `json:"path"`
-	Offset int    `json:"offset"`
-	Limit  int    `json:"limit"`
-}
+	"github.com/boxsnap/boxsnap/app/api/toolparams"
+)
 
 const snapshotDiffTakes = "box, snapshot, against (another snapshot of the box; the box now when left out), path (a text file, for its diff), offset and limit"
 
@@ -22,7 +12,7 @@ const snapshotDiffTakes = "box, snapshot, against (another snapshot of the box; 
 // the box now or in another snapshot of the same box, a page at a time, or
 // one text file's unified diff. It changes nothing.
 func (s *server) toolSnapshotDiff(w http.ResponseWriter, r *http.Request) {
-	var p snapshotDiffParams
+	var p toolparams.SnapshotDiffParams
 	if err := decode(r, &p, snapshotDiffTakes); err != nil {
 		s.fail(w, r, err)
 		return

@@ -7,18 +7,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/boxsnap/boxsnap/app/api/toolparams"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
 )
-
-// snapshotsParams are box_snapshots' parameters.
-type snapshotsParams struct {
-	Box      string `json:"box"`
-	Pictures bool   `json:"pictures"`
-	// Automatic, when set, lists only automatic snapshots (true) or only
-	// saved ones (false).
-	Automatic *bool `json:"automatic,omitempty"`
-}
 
 // boxListing is one box in box_snapshots' answer: what its snapshots hold,
 // or that it has none.
@@ -73,7 +65,7 @@ const snapshotsTakes = "box, pictures and automatic, all optional"
 // toolSnapshots is box_snapshots: a box's snapshots, or every box's of the
 // thread, that the caller may see.
 func (s *server) toolSnapshots(w http.ResponseWriter, r *http.Request) {
-	var p snapshotsParams
+	var p toolparams.SnapshotsParams
 	if err := decode(r, &p, snapshotsTakes); err != nil {
 		s.fail(w, r, err)
 		return

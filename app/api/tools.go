@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/boxsnap/boxsnap/app/api/toolparams"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -48,25 +49,25 @@ var (
 
 // tools is the table of agent tools.
 var tools = []toolDef{
-	{Name: "box_snapshot", Params: snapshotParams{}, Required: []string{"box"}, Hints: adds, handle: (*server).toolSnapshot},
-	{Name: "box_snapshots", Params: snapshotsParams{}, Hints: reads, handle: (*server).toolSnapshots},
-	{Name: "box_restore", Params: restoreParams{}, Required: []string{"box", "snapshot"}, Hints: overwrites, handle: (*server).toolRestore},
-	{Name: "box_fork", Params: forkToolParams{}, Hints: adds, handle: (*server).toolFork},
-	{Name: "box_snapshot_delete", Params: deleteParams{}, Required: []string{"box", "snapshot"}, Hints: deletesOnce, handle: (*server).toolSnapshotDelete},
-	{Name: "box_snapshot_diff", Params: snapshotDiffParams{}, Required: []string{"box", "snapshot"}, Hints: reads, handle: (*server).toolSnapshotDiff},
-	{Name: "box_snapshot_save", Params: saveParams{}, Required: []string{"box", "snapshot"}, Hints: sets, handle: (*server).toolSnapshotSave},
-	{Name: "box_snapshot_unsave", Params: unsaveParams{}, Required: []string{"box", "snapshot"}, Hints: sets, handle: (*server).toolSnapshotUnsave},
-	{Name: "box_reset", Params: resetToolParams{}, Required: []string{"box"}, Hints: overwrites, handle: (*server).toolReset},
-	{Name: "box_undo", Params: undoParams{}, Required: []string{"box"}, Hints: overwrites, handle: (*server).toolUndo},
-	{Name: "box_trash", Params: trashToolParams{}, Hints: reads, handle: (*server).toolTrash},
-	{Name: "box_trash_restore", Params: boxToolParams{}, Required: []string{"box"}, Hints: sets, handle: (*server).toolTrashRestore},
-	{Name: "box_snapshot_files", Params: lookParams{}, Required: []string{"box", "snapshot"}, Hints: reads, handle: (*server).toolSnapshotFiles},
-	{Name: "box_snapshot_file", Params: lookParams{}, Required: []string{"box", "snapshot", "path"}, Hints: reads, handle: (*server).toolSnapshotFile},
-	{Name: "box_lineage", Params: lineageParams{}, Required: []string{"box"}, Hints: reads, handle: (*server).toolLineage},
-	{Name: "box_head", Params: headParams{}, Required: []string{"box", "snapshot"}, Hints: sets, handle: setHead},
-	{Name: "box_list", Params: boxListParams{}, Hints: reads, handle: (*server).toolBoxList},
-	{Name: "box_make", Params: boxMakeParams{}, Required: []string{"template"}, Hints: adds, handle: (*server).toolBoxMake},
-	{Name: "box_operation", Params: operationParams{}, Required: []string{"operation"}, Hints: reads, handle: (*server).getOperation},
+	{Name: "box_snapshot", Params: toolparams.SnapshotParams{}, Required: []string{"box"}, Hints: adds, handle: (*server).toolSnapshot},
+	{Name: "box_snapshots", Params: toolparams.SnapshotsParams{}, Hints: reads, handle: (*server).toolSnapshots},
+	{Name: "box_restore", Params: toolparams.RestoreParams{}, Required: []string{"box", "snapshot"}, Hints: overwrites, handle: (*server).toolRestore},
+	{Name: "box_fork", Params: toolparams.ForkToolParams{}, Hints: adds, handle: (*server).toolFork},
+	{Name: "box_snapshot_delete", Params: toolparams.DeleteParams{}, Required: []string{"box", "snapshot"}, Hints: deletesOnce, handle: (*server).toolSnapshotDelete},
+	{Name: "box_snapshot_diff", Params: toolparams.SnapshotDiffParams{}, Required: []string{"box", "snapshot"}, Hints: reads, handle: (*server).toolSnapshotDiff},
+	{Name: "box_snapshot_save", Params: toolparams.SaveParams{}, Required: []string{"box", "snapshot"}, Hints: sets, handle: (*server).toolSnapshotSave},
+	{Name: "box_snapshot_unsave", Params: toolparams.UnsaveParams{}, Required: []string{"box", "snapshot"}, Hints: sets, handle: (*server).toolSnapshotUnsave},
+	{Name: "box_reset", Params: toolparams.ResetToolParams{}, Required: []string{"box"}, Hints: overwrites, handle: (*server).toolReset},
+	{Name: "box_undo", Params: toolparams.UndoParams{}, Required: []string{"box"}, Hints: overwrites, handle: (*server).toolUndo},
+	{Name: "box_trash", Params: toolparams.TrashToolParams{}, Hints: reads, handle: (*server).toolTrash},
+	{Name: "box_trash_restore", Params: toolparams.BoxToolParams{}, Required: []string{"box"}, Hints: sets, handle: (*server).toolTrashRestore},
+	{Name: "box_snapshot_files", Params: toolparams.LookParams{}, Required: []string{"box", "snapshot"}, Hints: reads, handle: (*server).toolSnapshotFiles},
+	{Name: "box_snapshot_file", Params: toolparams.LookParams{}, Required: []string{"box", "snapshot", "path"}, Hints: reads, handle: (*server).toolSnapshotFile},
+	{Name: "box_lineage", Params: toolparams.LineageParams{}, Required: []string{"box"}, Hints: reads, handle: (*server).toolLineage},
+	{Name: "box_head", Params: toolparams.HeadParams{}, Required: []string{"box", "snapshot"}, Hints: sets, handle: setHead},
+	{Name: "box_list", Params: toolparams.BoxListParams{}, Hints: reads, handle: (*server).toolBoxList},
+	{Name: "box_make", Params: toolparams.BoxMakeParams{}, Required: []string{"template"}, Hints: adds, handle: (*server).toolBoxMake},
+	{Name: "box_operation", Params: toolparams.OperationParams{}, Required: []string{"operation"}, Hints: reads, handle: (*server).getOperation},
 }
 
 // Annotations are a tool's hints as MCP says them.
