@@ -198,6 +198,14 @@ func giveRoom(fsd, img string, n int64) (int64, error) {
 	if st.Nlink == 0 {
 		return 0, nil // all given while this waited for the lock
 	}
+	if st.Blocks == 0 && st.Size > 0 {
+		// A last give cut short between its commit and the file's
+		// removal (release) left the file holding nothing.
+		if err := os.Remove(f.Name()); err != nil {
+			return 0, fmt.Errorf("give the held room: %w", err)
+		}
+		return 0, nil
+	}
 	size := st.Size
 	n = min((n+1<<20-1)&^(1<<20-1), size)
 	if n <= 0 {

@@ -22,25 +22,8 @@ import (
 // write that outruns the watch while room is still held waits for the
 // watch and goes on, as it does in a box.
 func TestTheLastRoomGivenIsWritableAtOnce(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("a loop mount needs root")
-	}
-	if _, err := os.Stat("/dev/loop-control"); err != nil {
-		t.Skip("no loop devices")
-	}
 	const bound = 512 << 20
-	disks := t.TempDir()
-	img, dir := filepath.Join(disks, "bx.img"), filepath.Join(t.TempDir(), "box")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := Make(t.Context(), img, bound); err != nil {
-		t.Fatal(err)
-	}
-	if err := MountFresh(img, dir); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = Unmount(dir) })
+	disks, img, dir := freshBox(t, bound)
 	var g Grower
 	g.Start(disks, slog.New(slog.DiscardHandler))
 	t.Cleanup(g.Stop)
@@ -106,5 +89,61 @@ func TestTheLastRoomGivenIsWritableAtOnce(t *testing.T) {
 		if err := f.Close(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// freshBox is a fresh image of size bytes with its held room, in a folder
+// of images of its own, mounted on a box's folder until the test ends.
+func freshBox(t *testing.T, size int64) (disks, img, dir string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("a loop mount needs root")
+	}
+	if _, err := os.Stat("/dev/loop-control"); err != nil {
+		t.Skip("no loop devices")
+	}
+	disks = t.TempDir()
+	img, dir = filepath.Join(disks, "bx.img"), filepath.Join(t.TempDir(), "box")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := Make(t.Context(), img, size); err != nil {
+		t.Fatal(err)
+	}
+	if err := MountFresh(img, dir); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = Unmount(dir) })
+	return disks, img, dir
+}
+
+// TestALastGiveCutShortHoldsNothing: a held room whose blocks were all
+// freed and committed by the last give, which then ended before removing
+// its file (a crash), holds nothing: the next give removes the file and
+// gives nothing, without an error, and no room is held after.
+func TestALastGiveCutShortHoldsNothing(t *testing.T) {
+	_, img, _ := freshBox(t, 256<<20)
+	fsd := FSDirOf(img)
+	held := Held(fsd)
+	if held == 0 {
+		t.Fatal("a fresh image holds no room")
+	}
+	f, err := os.OpenFile(filepath.Join(fsd, fileRoom), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, 0, held); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	n, err := giveRoom(fsd, img, 64<<20)
+	if err != nil || n != 0 {
+		t.Fatalf("a give after a last give cut short gave %d bytes (%v), want none and no error", n, err)
+	}
+	if h := Held(fsd); h != 0 {
+		t.Fatalf("after a last give cut short, %d bytes are still counted as held", h)
 	}
 }
