@@ -37,7 +37,7 @@ const forkTakes = "snapshot (its name or ID, with box for a name), or box alone 
 // the box now, for which it takes a snapshot first. It checks before it
 // takes, deletes the snapshot it took if the fork is still refused, and
 // passes on the take's words.
-func (s *server) toolFork(w http.ResponseWriter, r *http.Request) {
+func (s agentTools) toolFork(w http.ResponseWriter, r *http.Request) {
 	var p toolparams.ForkToolParams
 	if err := decode(r, &p, forkTakes); err != nil {
 		s.fail(w, r, err)
@@ -48,13 +48,13 @@ func (s *server) toolFork(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p.Count != 0 {
-		forkMany{s}.tool(w, r, p)
+		forkMany{s.server}.tool(w, r, p)
 		return
 	}
 	ctx, c := r.Context(), caller(r)
 	ref, took, tookName, tookWords := p.Snapshot, "", "", ""
 	if ref == "" {
-		tk, ok := forkCapture(s, w, r, p)
+		tk, ok := forkCapture(s.server, w, r, p)
 		if !ok {
 			return
 		}

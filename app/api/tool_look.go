@@ -18,7 +18,7 @@ func checkPath(path string) error {
 
 // toolSnapshotFiles is box_snapshot_files: one folder of a snapshot the
 // thread may see, as GET …/files answers it. It changes nothing.
-func (s *server) toolSnapshotFiles(w http.ResponseWriter, r *http.Request) {
+func (s agentTools) toolSnapshotFiles(w http.ResponseWriter, r *http.Request) {
 	var p toolparams.LookParams
 	if err := decode(r, &p, "box, snapshot and path (a folder inside the snapshot; its top when left out)"); err != nil {
 		s.fail(w, r, err)
@@ -39,7 +39,7 @@ func (s *server) toolSnapshotFiles(w http.ResponseWriter, r *http.Request) {
 // toolSnapshotFile is box_snapshot_file: one file of a snapshot the thread
 // may see, its text up to the cap, as GET …/file answers it. It changes
 // nothing.
-func (s *server) toolSnapshotFile(w http.ResponseWriter, r *http.Request) {
+func (s agentTools) toolSnapshotFile(w http.ResponseWriter, r *http.Request) {
 	var p toolparams.LookParams
 	if err := decode(r, &p, "box, snapshot and path (a file inside the snapshot)"); err != nil {
 		s.fail(w, r, err)
@@ -60,7 +60,7 @@ func (s *server) toolSnapshotFile(w http.ResponseWriter, r *http.Request) {
 // toolLineage is box_lineage: what a snapshot was taken from, and so on
 // back; without a snapshot, the box's head and the head's lineage. It
 // changes nothing.
-func (s *server) toolLineage(w http.ResponseWriter, r *http.Request) {
+func (s agentTools) toolLineage(w http.ResponseWriter, r *http.Request) {
 	var p toolparams.LineageParams
 	if err := decode(r, &p, "box, and optionally snapshot"); err != nil {
 		s.fail(w, r, err)
@@ -76,7 +76,7 @@ func (s *server) toolLineage(w http.ResponseWriter, r *http.Request) {
 
 // toolBoxList is box_list: the boxes of the agent's own thread, as GET
 // /boxes answers them. It changes nothing.
-func (s *server) toolBoxList(w http.ResponseWriter, r *http.Request) {
+func (s agentTools) toolBoxList(w http.ResponseWriter, r *http.Request) {
 	var p toolparams.BoxListParams
 	if err := decodeOptional(r, &p, "no parameters"); err != nil {
 		s.fail(w, r, err)
@@ -92,7 +92,7 @@ func (s *server) toolBoxList(w http.ResponseWriter, r *http.Request) {
 
 // toolBoxMake is box_make: a new box of the agent's own thread, made from a
 // box template, as POST /boxes makes it (201 and the box).
-func (s *server) toolBoxMake(w http.ResponseWriter, r *http.Request) {
+func (s agentTools) toolBoxMake(w http.ResponseWriter, r *http.Request) {
 	var p toolparams.BoxMakeParams
 	if err := decode(r, &p, "template, and optionally name and request"); err != nil {
 		s.fail(w, r, err)

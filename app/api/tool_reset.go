@@ -24,7 +24,7 @@ type resetAnswer struct {
 
 // toolReset is box_reset: the agent's own box made fresh from its
 // template, an undo always taken.
-func (s *server) toolReset(w http.ResponseWriter, r *http.Request) {
+func (s agentTools) toolReset(w http.ResponseWriter, r *http.Request) {
 	var p toolparams.ResetToolParams
 	if err := decode(r, &p, "box, keep_logins, template, request and dry_run"); err != nil {
 		s.fail(w, r, err)
@@ -64,7 +64,7 @@ func (s *server) toolReset(w http.ResponseWriter, r *http.Request) {
 
 // toolUndo is box_undo: the box goes back to its newest undo, of a reset or
 // a restore, with the restore's rules.
-func (s *server) toolUndo(w http.ResponseWriter, r *http.Request) {
+func (s agentTools) toolUndo(w http.ResponseWriter, r *http.Request) {
 	var p toolparams.UndoParams
 	if err := decode(r, &p, "box, request and dry_run"); err != nil {
 		s.fail(w, r, err)
@@ -93,7 +93,7 @@ func (s *server) toolUndo(w http.ResponseWriter, r *http.Request) {
 }
 
 // toolTrash is box_trash: the boxes of the agent's own thread in the trash.
-func (s *server) toolTrash(w http.ResponseWriter, r *http.Request) {
+func (s agentTools) toolTrash(w http.ResponseWriter, r *http.Request) {
 	var p toolparams.TrashToolParams
 	if err := decodeOptional(r, &p, "no parameters"); err != nil {
 		s.fail(w, r, err)
@@ -104,7 +104,7 @@ func (s *server) toolTrash(w http.ResponseWriter, r *http.Request) {
 
 // toolTrashRestore is box_trash_restore: a box of the agent's own thread
 // back from the trash, with its history.
-func (s *server) toolTrashRestore(w http.ResponseWriter, r *http.Request) {
+func (s agentTools) toolTrashRestore(w http.ResponseWriter, r *http.Request) {
 	var p toolparams.BoxToolParams
 	if err := decode(r, &p, "box and request"); err != nil {
 		s.fail(w, r, err)

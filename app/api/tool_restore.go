@@ -29,7 +29,7 @@ const restoreTakes = "box, snapshot, replace (true), request and dry_run"
 
 // toolRestore is box_restore: an undo is always taken; replace must be
 // true; a repeated request is the same restore.
-func (s *server) toolRestore(w http.ResponseWriter, r *http.Request) {
+func (s agentTools) toolRestore(w http.ResponseWriter, r *http.Request) {
 	var p toolparams.RestoreParams
 	if err := decode(r, &p, restoreTakes); err != nil {
 		s.fail(w, r, err)
@@ -67,7 +67,7 @@ func (s *server) toolRestore(w http.ResponseWriter, r *http.Request) {
 
 // writeRestored answers a tool whose restore ended done (box_restore,
 // box_undo) with what it did.
-func (s *server) writeRestored(w http.ResponseWriter, r *http.Request, op *snapshots.Operation) {
+func (s agentTools) writeRestored(w http.ResponseWriter, r *http.Request, op *snapshots.Operation) {
 	c := caller(r)
 	res, err := s.restores.Kinds().Restore.Result(op)
 	if err != nil {

@@ -18,7 +18,7 @@ type saveAnswer struct {
 // toolSnapshotSave is box_snapshot_save: an automatic snapshot of a box the
 // thread may take snapshots of becomes an ordinary one, counted in the
 // per-box limit and never thinned.
-func (s *server) toolSnapshotSave(w http.ResponseWriter, r *http.Request) {
+func (s agentTools) toolSnapshotSave(w http.ResponseWriter, r *http.Request) {
 	var p toolparams.SaveParams
 	if err := decode(r, &p, "box and snapshot, and optionally name and request"); err != nil {
 		s.fail(w, r, err)
@@ -43,7 +43,7 @@ func (s *server) toolSnapshotSave(w http.ResponseWriter, r *http.Request) {
 
 // toolSnapshotUnsave is box_snapshot_unsave: a snapshot the thread may
 // delete becomes automatic again, thinned as any other.
-func (s *server) toolSnapshotUnsave(w http.ResponseWriter, r *http.Request) {
+func (s agentTools) toolSnapshotUnsave(w http.ResponseWriter, r *http.Request) {
 	var p toolparams.UnsaveParams
 	if err := decode(r, &p, "box and snapshot, and optionally request"); err != nil {
 		s.fail(w, r, err)

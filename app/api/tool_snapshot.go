@@ -34,7 +34,7 @@ type takeAnswer struct {
 const snapshotTakes = "box, and optionally name, note, memory and request"
 
 // toolSnapshot is box_snapshot: it takes one, waits for it, and answers.
-func (s *server) toolSnapshot(w http.ResponseWriter, r *http.Request) {
+func (s agentTools) toolSnapshot(w http.ResponseWriter, r *http.Request) {
 	var p toolparams.SnapshotParams
 	if err := decode(r, &p, snapshotTakes); err != nil {
 		s.fail(w, r, err)

@@ -22,7 +22,7 @@ const deleteTakes = "box and snapshot, and optionally request and dry_run"
 
 // toolSnapshotDelete is box_snapshot_delete: it deletes one the thread may
 // delete, waits, and says what it freed.
-func (s *server) toolSnapshotDelete(w http.ResponseWriter, r *http.Request) {
+func (s agentTools) toolSnapshotDelete(w http.ResponseWriter, r *http.Request) {
 	var p toolparams.DeleteParams
 	if err := decode(r, &p, deleteTakes); err != nil {
 		s.fail(w, r, err)

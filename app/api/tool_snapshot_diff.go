@@ -11,7 +11,7 @@ const snapshotDiffTakes = "box, snapshot, against (another snapshot of the box; 
 // toolSnapshotDiff is box_snapshot_diff: what changed since a snapshot, in
 // the box now or in another snapshot of the same box, a page at a time, or
 // one text file's unified diff. It changes nothing.
-func (s *server) toolSnapshotDiff(w http.ResponseWriter, r *http.Request) {
+func (s agentTools) toolSnapshotDiff(w http.ResponseWriter, r *http.Request) {
 	var p toolparams.SnapshotDiffParams
 	if err := decode(r, &p, snapshotDiffTakes); err != nil {
 		s.fail(w, r, err)

@@ -64,7 +64,7 @@ const snapshotsTakes = "box, pictures and automatic, all optional"
 
 // toolSnapshots is box_snapshots: a box's snapshots, or every box's of the
 // thread, that the caller may see.
-func (s *server) toolSnapshots(w http.ResponseWriter, r *http.Request) {
+func (s agentTools) toolSnapshots(w http.ResponseWriter, r *http.Request) {
 	var p toolparams.SnapshotsParams
 	if err := decode(r, &p, snapshotsTakes); err != nil {
 		s.fail(w, r, err)
@@ -149,7 +149,7 @@ func (s *server) boxHoldsWords(b *snapshots.Box, n int) string {
 
 // short is one snapshot as a tool lists it; its picture only when asked and
 // only where mayAct allows (never a kept one's for an agent).
-func (s *server) short(ctx context.Context, c snapshots.Caller, b *snapshots.Box, sn *snapshots.Snapshot, tz *time.Location, pictures bool) listedShort {
+func (s agentTools) short(ctx context.Context, c snapshots.Caller, b *snapshots.Box, sn *snapshots.Snapshot, tz *time.Location, pictures bool) listedShort {
 	ls := listedShort{Name: sn.Name, ID: sn.ID, TakenAt: sn.TakenAt, When: sn.TakenAt.In(tz).Format("Mon 2 Jan 15:04"),
 		By: s.byWords(ctx, sn), Holds: snapshots.HoldsWords(sn.Holds, sn.Scope), SizeBytes: sn.SizeBytes, Size: snapshots.SizeOfWords(sn.SizeBytes, sn.SizeMeaning),
 		Kept: sn.Kept(), KeptUntil: sn.KeptUntil, Guest: sn.Guest, State: sn.State, Undo: sn.IsUndo(), Automatic: sn.Automatic}
