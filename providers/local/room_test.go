@@ -43,14 +43,14 @@ func writeUntilFull(t *testing.T, b *Backend, dir, prefix string, chunk []byte) 
 				return unix.Statfs(dir, &st) == nil && int64(st.Bavail)*int64(st.Bsize) > 2*int64(len(chunk))
 			}
 			if errors.Is(err, syscall.ENOSPC) && diskimage.Held(fsd) == 0 {
-				// The watch may have given the last of the room just
-				// now: the blocks it gave are free only once ext4
-				// commits its journal, which syncfs forces. Past that,
-				// a file system without room is the box at its bound.
+				// The watch may have given the last of the room while
+				// this write ran, which outran it: once written back
+				// (syncfs) the room shows. Past that, a file system
+				// without room is the box at its bound.
 				_ = unix.Syncfs(int(f.Fd()))
 				if room() && outrun < 100 {
 					outrun++
-					t.Logf("a write at %d MiB met a full file system before the last room given was committed", written>>20)
+					t.Logf("a write at %d MiB met a full file system while the watch gave the last room", written>>20)
 					j--
 					continue
 				}
