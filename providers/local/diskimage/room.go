@@ -239,13 +239,12 @@ func giveRoom(fsd, img string, n int64) (int64, error) {
 
 // release takes the last n of the size bytes of the held room's file f
 // from it, removing the file when none is left. The last of the room is
-// freed (punched) and committed before the file goes: ext4 may allocate a
-// freed block again only once its journal has committed the free, which
-// the fsync forces now rather than up to 5 s on, within which a box writing
-// fast would meet a full file system short of its bound with nothing left
-// to wait for; and until then Held still counts those bytes as held. Only
-// the last give pays that commit (measured up to 2.3 s while a box writes
-// flat out); the room given before it is followed by the watch's next give.
+// freed (punched) and its free committed (fsync) before the file goes, so
+// Held reads none only once every block given is writable by a box writing
+// flat out, with no later give to wait for: removed first, the file's
+// blocks were freed only at its close, and ext4 reuses a freed block only
+// once its journal has committed the free. Only the last give pays that
+// commit (an fsync per give cost up to 2.3 s while a box wrote flat out).
 func release(f *os.File, size, n int64) error {
 	if size-n > 0 {
 		return f.Truncate(size - n)
