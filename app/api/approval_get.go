@@ -5,7 +5,7 @@ import (
 )
 
 // getApproval reads one request, with its plan.
-func (s *server) getApproval(w http.ResponseWriter, r *http.Request) {
+func (s approvalRequests) getApproval(w http.ResponseWriter, r *http.Request) {
 	id := param(r, "approval")
 	if err := checkRef("request", id); err != nil {
 		s.fail(w, r, err)

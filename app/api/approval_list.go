@@ -9,7 +9,7 @@ import (
 
 // listApprovals lists the requests waiting for the person's word (the
 // person only); ?box= narrows them to one box.
-func (s *server) listApprovals(w http.ResponseWriter, r *http.Request) {
+func (s approvalRequests) listApprovals(w http.ResponseWriter, r *http.Request) {
 	box := r.URL.Query().Get("box")
 	if box != "" {
 		b, err := s.core.Box(r.Context(), caller(r), box)

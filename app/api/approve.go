@@ -6,7 +6,7 @@ import (
 
 // approve gives the person's yes: the restore runs, as the asking agent's,
 // on it; a plan that changed refuses and shows the new plan.
-func (s *server) approve(w http.ResponseWriter, r *http.Request) {
+func (s approvalRequests) approve(w http.ResponseWriter, r *http.Request) {
 	id := param(r, "approval")
 	if err := checkRef("request", id); err != nil {
 		s.fail(w, r, err)

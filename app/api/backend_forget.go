@@ -18,7 +18,7 @@ func forgetOf(p *snapshots.ForgetPlan) wire.ForgetAnswer {
 
 // checkForget says what forgetting a removed backend's snapshots would
 // remove, and changes nothing: the person only.
-func (s *server) checkForget(w http.ResponseWriter, r *http.Request) {
+func (s settingsRoutes) checkForget(w http.ResponseWriter, r *http.Request) {
 	be := param(r, "backend")
 	if err := checkRef("backend", be); err != nil {
 		s.fail(w, r, err)
@@ -34,7 +34,7 @@ func (s *server) checkForget(w http.ResponseWriter, r *http.Request) {
 
 // forgetBackend removes the records of a removed backend's snapshots, and
 // nothing on any backend: the person only.
-func (s *server) forgetBackend(w http.ResponseWriter, r *http.Request) {
+func (s settingsRoutes) forgetBackend(w http.ResponseWriter, r *http.Request) {
 	be := param(r, "backend")
 	if err := checkRef("backend", be); err != nil {
 		s.fail(w, r, err)

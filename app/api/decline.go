@@ -5,7 +5,7 @@ import (
 )
 
 // decline gives the person's no: nothing is restored.
-func (s *server) decline(w http.ResponseWriter, r *http.Request) {
+func (s approvalRequests) decline(w http.ResponseWriter, r *http.Request) {
 	id := param(r, "approval")
 	if err := checkRef("request", id); err != nil {
 		s.fail(w, r, err)

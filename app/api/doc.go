@@ -19,10 +19,12 @@
 // /boxes/{box}/snapshots/{snapshot} is getSnapshot in snapshot_get.go, and
 // the GET that checks an action first (checkFork) lives beside the action's
 // POST.
-// A route's handler is a method of server; an agent tool's own handler
-// (box_fork's is toolFork, in tool_fork.go) a method of agentTools
-// (agent_tools.go), which holds the server, so the server's type does not
-// grow with the tools.
+// A handler is a method of server, or of a small type that holds the
+// server for a group of them, so the server's type does not grow: an
+// agent tool's own handler (box_fork's is toolFork, in tool_fork.go) is
+// agentTools', export, import and share codes are snapshotMoves', the
+// requests for the person's word approvalRequests', and the settings,
+// templates and a backend's forget settingsRoutes'.
 //
 // It calls the core (app/snapshots) and app/auth only. The caller's thread
 // always comes from its token, never from a parameter; what a caller may do

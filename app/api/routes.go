@@ -17,7 +17,7 @@ func (s *server) routes() *chi.Mux {
 
 	r.Get("/openapi.json", serveOpenAPI)
 	// A share code's copy, to whoever holds the code (shared_copy.go).
-	r.Post("/shared", s.sharedCopy)
+	r.Post("/shared", snapshotMoves{s}.sharedCopy)
 
 	r.Group(func(r chi.Router) {
 		r.Use(s.authenticate)
@@ -57,12 +57,12 @@ func (s *server) routes() *chi.Mux {
 		r.Get("/boxes/{box}/snapshots/{snapshot}/lineage", s.snapshotLineage)
 
 		// Moving snapshots: export, import, share codes.
-		r.Get("/boxes/{box}/export", s.exportSnapshots)
-		r.Post("/import", s.importSnapshots)
-		r.Post("/boxes/{box}/snapshots/{snapshot}/shares", s.makeShare)
-		r.Get("/shares", s.listShares)
-		r.Delete("/shares/{share}", s.revokeShare)
-		r.Post("/shares/redeem", s.redeemShare)
+		r.Get("/boxes/{box}/export", snapshotMoves{s}.exportSnapshots)
+		r.Post("/import", snapshotMoves{s}.importSnapshots)
+		r.Post("/boxes/{box}/snapshots/{snapshot}/shares", snapshotMoves{s}.makeShare)
+		r.Get("/shares", snapshotMoves{s}.listShares)
+		r.Delete("/shares/{share}", snapshotMoves{s}.revokeShare)
+		r.Post("/shares/redeem", snapshotMoves{s}.redeemShare)
 
 		// Operations.
 		r.Get("/operations/{operation}", s.getOperation)
@@ -94,17 +94,17 @@ func (s *server) routes() *chi.Mux {
 		r.Post("/threads", s.createThread)
 
 		// Settings.
-		r.Get("/backends/{backend}/forget", s.checkForget)
-		r.Post("/backends/{backend}/forget", s.forgetBackend)
-		r.Get("/approvals", s.listApprovals)
-		r.Get("/approvals/{approval}", s.getApproval)
-		r.Post("/approvals/{approval}/approve", s.approve)
-		r.Post("/approvals/{approval}/decline", s.decline)
-		r.Get("/settings", s.getSettings)
-		r.Put("/settings", s.saveSettings)
-		r.Get("/templates", s.listTemplates)
-		r.Put("/templates/{template}", s.saveTemplate)
-		r.Delete("/templates/{template}", s.deleteTemplate)
+		r.Get("/backends/{backend}/forget", settingsRoutes{s}.checkForget)
+		r.Post("/backends/{backend}/forget", settingsRoutes{s}.forgetBackend)
+		r.Get("/approvals", approvalRequests{s}.listApprovals)
+		r.Get("/approvals/{approval}", approvalRequests{s}.getApproval)
+		r.Post("/approvals/{approval}/approve", approvalRequests{s}.approve)
+		r.Post("/approvals/{approval}/decline", approvalRequests{s}.decline)
+		r.Get("/settings", settingsRoutes{s}.getSettings)
+		r.Put("/settings", settingsRoutes{s}.saveSettings)
+		r.Get("/templates", settingsRoutes{s}.listTemplates)
+		r.Put("/templates/{template}", settingsRoutes{s}.saveTemplate)
+		r.Delete("/templates/{template}", settingsRoutes{s}.deleteTemplate)
 	})
 	return r
 }

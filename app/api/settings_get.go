@@ -7,7 +7,7 @@ import (
 )
 
 // getSettings answers the Snapshots settings: the person only.
-func (s *server) getSettings(w http.ResponseWriter, r *http.Request) {
+func (s settingsRoutes) getSettings(w http.ResponseWriter, r *http.Request) {
 	if !caller(r).IsPerson() {
 		s.fail(w, r, &badRequest{code: snapshots.CodeForbidden, words: snapshots.OnlyPersonSettingsWords})
 		return

@@ -8,7 +8,7 @@ import (
 
 // saveSettings changes the Snapshots settings: the fields sent replace the
 // current ones, the rest stay; each number is checked against its range.
-func (s *server) saveSettings(w http.ResponseWriter, r *http.Request) {
+func (s settingsRoutes) saveSettings(w http.ResponseWriter, r *http.Request) {
 	c := caller(r)
 	if !c.IsPerson() {
 		s.fail(w, r, &badRequest{code: snapshots.CodeForbidden, words: snapshots.OnlyPersonSettingsWords})

@@ -8,7 +8,7 @@ import (
 )
 
 // listShares lists the share codes, never a code itself: the person only.
-func (s *server) listShares(w http.ResponseWriter, r *http.Request) {
+func (s snapshotMoves) listShares(w http.ResponseWriter, r *http.Request) {
 	shares, err := s.contents.Shares(r.Context(), caller(r), "")
 	if err != nil {
 		s.fail(w, r, err)

@@ -9,7 +9,7 @@ import (
 
 // makeShare makes a share code for a snapshot: the person only. The code is
 // in this answer and nowhere else, ever.
-func (s *server) makeShare(w http.ResponseWriter, r *http.Request) {
+func (s snapshotMoves) makeShare(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	var body wire.ShareBody
 	err := decodeOptional(r, &body, "days, optional")

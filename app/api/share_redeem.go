@@ -15,7 +15,7 @@ type codeBody struct {
 // redeemShare redeems a share code: its copy, without its secrets, becomes
 // a new box of the person's. With from, the copy comes from that boxsnap
 // (Contents.RedeemFrom). The person only.
-func (s *server) redeemShare(w http.ResponseWriter, r *http.Request) {
+func (s snapshotMoves) redeemShare(w http.ResponseWriter, r *http.Request) {
 	var body wire.RedeemBody
 	if err := decode(r, &body, "code, and from, optional"); err != nil {
 		s.fail(w, r, err)

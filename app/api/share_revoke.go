@@ -5,7 +5,7 @@ import (
 )
 
 // revokeShare ends a share code now: the person only.
-func (s *server) revokeShare(w http.ResponseWriter, r *http.Request) {
+func (s snapshotMoves) revokeShare(w http.ResponseWriter, r *http.Request) {
 	id := param(r, "share")
 	if err := checkRef("share", id); err != nil {
 		s.fail(w, r, err)

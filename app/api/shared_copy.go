@@ -9,7 +9,7 @@ import (
 // holds the code: another install imports it (boxsnap snapshot redeem
 // --from). The code is the only authority; it travels in the body, never
 // in a URL that logs keep.
-func (s *server) sharedCopy(w http.ResponseWriter, r *http.Request) {
+func (s snapshotMoves) sharedCopy(w http.ResponseWriter, r *http.Request) {
 	var body codeBody
 	if err := decode(r, &body, "code"); err != nil {
 		s.fail(w, r, err)

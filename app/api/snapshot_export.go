@@ -11,7 +11,7 @@ import (
 // only. GET /boxes/{box}/export?snapshot=A&snapshot=B[&base=C]. It is
 // checked before a byte is sent, so a refusal is JSON in words; after that
 // the file streams as it is made, with no copy of the whole anywhere.
-func (s *server) exportSnapshots(w http.ResponseWriter, r *http.Request) {
+func (s snapshotMoves) exportSnapshots(w http.ResponseWriter, r *http.Request) {
 	box := param(r, "box")
 	q := r.URL.Query()
 	refs := q["snapshot"]

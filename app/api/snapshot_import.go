@@ -30,7 +30,7 @@ const MaxImportFiles = 100
 // refusal names what is wrong, and nothing is half-imported. The call waits
 // for the operation (?wait=false answers it at once, 202;
 // ?request=<ID> makes a repeat the same import).
-func (s *server) importSnapshots(w http.ResponseWriter, r *http.Request) {
+func (s snapshotMoves) importSnapshots(w http.ResponseWriter, r *http.Request) {
 	c := caller(r)
 	if err := snapshots.MayAct(c, snapshots.ActImport, nil, nil); err != nil {
 		s.fail(w, r, err)
@@ -99,7 +99,7 @@ func importTooLarge() *badRequest {
 }
 
 // stageUpload stages each file of an upload.
-func (s *server) stageUpload(r *http.Request) ([]*contents.Staged, error) {
+func (s snapshotMoves) stageUpload(r *http.Request) ([]*contents.Staged, error) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil {
 		return nil, notAnUpload()

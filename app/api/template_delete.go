@@ -7,7 +7,7 @@ import (
 )
 
 // deleteTemplate removes a box template (the person); its boxes stay.
-func (s *server) deleteTemplate(w http.ResponseWriter, r *http.Request) {
+func (s settingsRoutes) deleteTemplate(w http.ResponseWriter, r *http.Request) {
 	if err := s.boxes.DeleteTemplate(r.Context(), caller(r), chi.URLParam(r, "template")); err != nil {
 		s.fail(w, r, err)
 		return

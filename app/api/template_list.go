@@ -8,7 +8,7 @@ import (
 
 // listTemplates answers the box templates: the whole of each for the
 // person; for an agent, the names it may make boxes from.
-func (s *server) listTemplates(w http.ResponseWriter, r *http.Request) {
+func (s settingsRoutes) listTemplates(w http.ResponseWriter, r *http.Request) {
 	all, err := s.boxes.Templates(r.Context())
 	if err != nil {
 		s.fail(w, r, err)

@@ -9,7 +9,7 @@ import (
 )
 
 // saveTemplate adds or replaces a box template (the person).
-func (s *server) saveTemplate(w http.ResponseWriter, r *http.Request) {
+func (s settingsRoutes) saveTemplate(w http.ResponseWriter, r *http.Request) {
 	var t snapshots.BoxTemplate
 	if err := decode(r, &t, "backend, kind, source, command, user, env, limits, hasScreen and screenUrl"); err != nil {
 		s.fail(w, r, err)
