@@ -8,7 +8,7 @@ import (
 
 // acquireBox makes a box. An agent's box is always its own thread's; the
 // person may put one in a thread, or keep it as a machine of theirs.
-func (s *server) acquireBox(w http.ResponseWriter, r *http.Request) {
+func (s boxRoutes) acquireBox(w http.ResponseWriter, r *http.Request) {
 	var req snapshots.BoxRequest
 	if err := decodeOptional(r, &req, "name, kind, backend, host, template, adopt, command, thread, hasScreen and screenUrl, all optional"); err != nil {
 		s.fail(w, r, err)

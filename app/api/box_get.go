@@ -7,7 +7,7 @@ import (
 )
 
 // getBox answers one box the caller may see, by its name or ID.
-func (s *server) getBox(w http.ResponseWriter, r *http.Request) {
+func (s boxRoutes) getBox(w http.ResponseWriter, r *http.Request) {
 	ref := param(r, "box")
 	if err := checkRef("box", ref); err != nil {
 		s.fail(w, r, err)

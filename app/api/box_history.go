@@ -5,7 +5,7 @@ import (
 )
 
 // boxHistory answers a box's history settings.
-func (s *server) boxHistory(w http.ResponseWriter, r *http.Request) {
+func (s boxRoutes) boxHistory(w http.ResponseWriter, r *http.Request) {
 	box := param(r, "box")
 	if err := checkRef("box", box); err != nil {
 		s.fail(w, r, err)

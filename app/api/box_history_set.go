@@ -7,7 +7,7 @@ import (
 )
 
 // setBoxHistory sets a box's history settings: the person only.
-func (s *server) setBoxHistory(w http.ResponseWriter, r *http.Request) {
+func (s boxRoutes) setBoxHistory(w http.ResponseWriter, r *http.Request) {
 	box := param(r, "box")
 	var body wire.HistoryBody
 	if err := decode(r, &body, "automatic and maxGiB (each true/false, a number, or null)"); err != nil {

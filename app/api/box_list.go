@@ -12,7 +12,7 @@ type boxesAnswer struct {
 }
 
 // listBoxes lists the boxes the caller may see.
-func (s *server) listBoxes(w http.ResponseWriter, r *http.Request) {
+func (s boxRoutes) listBoxes(w http.ResponseWriter, r *http.Request) {
 	ans, err := s.boxesOf(r.Context(), caller(r))
 	if err != nil {
 		s.fail(w, r, err)

@@ -17,7 +17,7 @@ type logAnswer struct {
 }
 
 // boxLog answers a box's log, newest first, as the caller may see it.
-func (s *server) boxLog(w http.ResponseWriter, r *http.Request) {
+func (s boxRoutes) boxLog(w http.ResponseWriter, r *http.Request) {
 	ref := param(r, "box")
 	limit := DefaultLogLimit
 	if l := r.URL.Query().Get("limit"); l != "" {

@@ -10,7 +10,7 @@ import (
 // (?request=<ID> makes a repeat the same release; ?wait=true answers once
 // it is done). ?deleteKept=true is the person's "Release and delete it":
 // the kept snapshots not yet copied go too. ?dry_run=true answers the plan.
-func (s *server) releaseBox(w http.ResponseWriter, r *http.Request) {
+func (s boxRoutes) releaseBox(w http.ResponseWriter, r *http.Request) {
 	ref := param(r, "box")
 	request := r.URL.Query().Get("request")
 	wait, err := waitParam(r)

@@ -11,7 +11,7 @@ import (
 
 // resetBox resets a box to a fresh one from its template, with an undo
 // always taken (?wait=true answers once it is done).
-func (s *server) resetBox(w http.ResponseWriter, r *http.Request) {
+func (s boxRoutes) resetBox(w http.ResponseWriter, r *http.Request) {
 	box := param(r, "box")
 	var body wire.ResetBody
 	if err := decodeOptional(r, &body, "keepLogins, template, force and request"); err != nil {

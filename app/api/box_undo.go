@@ -8,7 +8,7 @@ import (
 )
 
 // undoBox restores the box to its newest undo, of a reset or a restore.
-func (s *server) undoBox(w http.ResponseWriter, r *http.Request) {
+func (s boxRoutes) undoBox(w http.ResponseWriter, r *http.Request) {
 	box := param(r, "box")
 	var body wire.UndoBody
 	if err := decodeOptional(r, &body, "force and request"); err != nil {

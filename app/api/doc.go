@@ -22,9 +22,10 @@
 // A handler is a method of server, or of a small type that holds the
 // server for a group of them, so the server's type does not grow: an
 // agent tool's own handler (box_fork's is toolFork, in tool_fork.go) is
-// agentTools', export, import and share codes are snapshotMoves', the
-// requests for the person's word approvalRequests', and the settings,
-// templates and a backend's forget settingsRoutes'.
+// agentTools', the boxes' and the trash's are boxRoutes', export, import
+// and share codes snapshotMoves', the requests for the person's word
+// approvalRequests', and the settings, templates and a backend's forget
+// settingsRoutes'.
 //
 // It calls the core (app/snapshots) and app/auth only. The caller's thread
 // always comes from its token, never from a parameter; what a caller may do

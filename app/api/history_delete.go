@@ -9,7 +9,7 @@ import (
 
 // deleteHistory deletes a box's automatic snapshots once its name is typed:
 // the person only. With none to delete it answers 200 and no operation.
-func (s *server) deleteHistory(w http.ResponseWriter, r *http.Request) {
+func (s boxRoutes) deleteHistory(w http.ResponseWriter, r *http.Request) {
 	box := param(r, "box")
 	var body wire.DeleteHistoryBody
 	if err := decode(r, &body, "confirm (the box's name) and request, optional"); err != nil {

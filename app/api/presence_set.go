@@ -9,7 +9,7 @@ import (
 // setPresence records what the platform that runs agents reports about a
 // box: threads' workspaces, the desktop's control, open terminals. Only the
 // owner's token may.
-func (s *server) setPresence(w http.ResponseWriter, r *http.Request) {
+func (s boxRoutes) setPresence(w http.ResponseWriter, r *http.Request) {
 	ref := param(r, "box")
 	var p snapshots.Presence
 	if err := decode(r, &p, "workspaces, desktop and terminals"); err != nil {

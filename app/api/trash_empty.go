@@ -8,7 +8,7 @@ import (
 
 // emptyTrash releases a box in the trash now: its unkept snapshots go with
 // it. Only the person empties the trash. ?dry_run=true answers the plan.
-func (s *server) emptyTrash(w http.ResponseWriter, r *http.Request) {
+func (s boxRoutes) emptyTrash(w http.ResponseWriter, r *http.Request) {
 	dry, err := dryRunParam(r)
 	if err == nil && dry {
 		var plan *plans.ReleaseDry

@@ -10,7 +10,7 @@ import (
 )
 
 // listTrash lists the trash, the soonest to go first.
-func (s *server) listTrash(w http.ResponseWriter, r *http.Request) {
+func (s boxRoutes) listTrash(w http.ResponseWriter, r *http.Request) {
 	c := caller(r)
 	list, err := s.boxes.Trash(r.Context(), c)
 	if err != nil {
@@ -23,7 +23,7 @@ func (s *server) listTrash(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, wire.TrashAnswer{Trash: list})
 }
 
-func (s *server) trashOperation(w http.ResponseWriter, r *http.Request,
+func (s boxRoutes) trashOperation(w http.ResponseWriter, r *http.Request,
 	start func(ctx context.Context, c snapshots.Caller, ref, requestID string) (*snapshots.Operation, error)) {
 	ref := param(r, "box")
 	request := r.URL.Query().Get("request")
