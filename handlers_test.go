@@ -19,7 +19,7 @@ type route struct {
 }
 
 // routeTable reads the route table in dir/routes.go: every r.Get, r.Post,
-// r.Put and r.Delete whose handler is a method of the package's server.
+// r.Put and r.Delete whose handler handlerOf names.
 func routeTable(t *testing.T, dir string) []route {
 	t.Helper()
 	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, "routes.go"), nil, 0)
@@ -60,9 +60,10 @@ func routeTable(t *testing.T, dir string) []route {
 	return routes
 }
 
-// handlerOf is the name of a route's handler: a method of the server
-// (s.resetBox), or a function of it called from the route's one-line
-// closure (func(w, r) { setHead(s, w, r) }); "" for anything else.
+// handlerOf is the name of a route's handler: a method of the server or
+// of a type that holds it (s.resetBox, boxRoutes{s}.resetBox), or a
+// function of it called from the route's one-line closure (func(w, r) {
+// setHead(s, w, r) }); "" for anything else.
 func handlerOf(e ast.Expr) string {
 	switch h := e.(type) {
 	case *ast.SelectorExpr:

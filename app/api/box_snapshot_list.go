@@ -7,6 +7,6 @@ import (
 )
 
 // listBoxSnapshots lists one box's snapshots.
-func (s *server) listBoxSnapshots(w http.ResponseWriter, r *http.Request) {
+func (s snapshotReads) listBoxSnapshots(w http.ResponseWriter, r *http.Request) {
 	s.list(w, r, snapshots.ListQuery{Box: param(r, "box")})
 }

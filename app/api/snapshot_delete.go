@@ -8,7 +8,7 @@ import (
 
 // deleteSnapshot deletes one snapshot (?request=<ID> makes a repeat the
 // same delete; ?wait=true answers once it is done).
-func (s *server) deleteSnapshot(w http.ResponseWriter, r *http.Request) {
+func (s snapshotChanges) deleteSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	request := r.URL.Query().Get("request")
 	wait, err := waitParam(r)

@@ -13,7 +13,7 @@ import (
 // snapshotDiff compares a snapshot with the box now, or with another
 // snapshot of the same box (?against=), a page at a time (?offset=,
 // ?limit=); with ?path= it answers that text file's unified diff.
-func (s *server) snapshotDiff(w http.ResponseWriter, r *http.Request) {
+func (s snapshotReads) snapshotDiff(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	if err := checkBoxAndSnapshot(box, ref); err != nil {
 		s.fail(w, r, err)

@@ -10,7 +10,7 @@ import (
 
 // snapshotDownload streams one file of a snapshot, or a folder as a tar.gz
 // (?path=, the whole snapshot when empty), recorded in the box log.
-func (s *server) snapshotDownload(w http.ResponseWriter, r *http.Request) {
+func (s snapshotReads) snapshotDownload(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	if err := checkBoxAndSnapshot(box, ref); err != nil {
 		s.fail(w, r, err)

@@ -10,7 +10,7 @@ import (
 
 // snapshotFiles lists one folder of a snapshot (?path=, the top when
 // empty).
-func (s *server) snapshotFiles(w http.ResponseWriter, r *http.Request) {
+func (s snapshotReads) snapshotFiles(w http.ResponseWriter, r *http.Request) {
 	a, err := s.folderOf(r.Context(), caller(r), param(r, "box"), param(r, "snapshot"), r.URL.Query().Get("path"))
 	if err != nil {
 		s.fail(w, r, err)
@@ -38,7 +38,7 @@ func (s *server) folderOf(ctx context.Context, c snapshots.Caller, box, ref, pat
 
 // snapshotFile shows one file of a snapshot (?path=): its text up to the
 // cap, with words when it stops there; a link as a link.
-func (s *server) snapshotFile(w http.ResponseWriter, r *http.Request) {
+func (s snapshotReads) snapshotFile(w http.ResponseWriter, r *http.Request) {
 	a, err := s.fileOf(r.Context(), caller(r), param(r, "box"), param(r, "snapshot"), r.URL.Query().Get("path"))
 	if err != nil {
 		s.fail(w, r, err)

@@ -13,7 +13,7 @@ import (
 )
 
 // forkSnapshot makes a new box from one of a box's snapshots.
-func (s *server) forkSnapshot(w http.ResponseWriter, r *http.Request) {
+func (s snapshotChanges) forkSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	var body wire.ForkBody
 	if err := decodeOptional(r, &body, "optionally name, asMachine, count and request"); err != nil {
@@ -43,7 +43,7 @@ func (s *server) forkSnapshot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if body.Count != 0 {
-		forkMany{s}.rest(w, r, box, ref, body, wait)
+		forkMany{s.server}.rest(w, r, box, ref, body, wait)
 		return
 	}
 	op, err := s.forks.Fork(r.Context(), c, fork.ForkRequest{Box: box, Snapshot: ref, Name: body.Name,
@@ -57,7 +57,7 @@ func (s *server) forkSnapshot(w http.ResponseWriter, r *http.Request) {
 
 // checkFork says whether a snapshot can be forked, from its fork plan, and,
 // with ?name=, whether that name is free. It changes nothing.
-func (s *server) checkFork(w http.ResponseWriter, r *http.Request) {
+func (s snapshotChanges) checkFork(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	name := strings.TrimSpace(r.URL.Query().Get("name"))
 	err := checkBoxAndSnapshot(box, ref)

@@ -3,7 +3,7 @@ package api
 import "net/http"
 
 // getSnapshot answers one snapshot of a box, by its name or ID.
-func (s *server) getSnapshot(w http.ResponseWriter, r *http.Request) {
+func (s snapshotReads) getSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	if err := checkBoxAndSnapshot(box, ref); err != nil {
 		s.fail(w, r, err)

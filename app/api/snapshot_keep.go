@@ -11,7 +11,7 @@ import (
 )
 
 // keepSnapshot keeps a snapshot: the person only.
-func (s *server) keepSnapshot(w http.ResponseWriter, r *http.Request) {
+func (s snapshotChanges) keepSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	var body wire.KeepBody
 	if err := decodeOptional(r, &body, "days or until, and request, all optional"); err != nil {
@@ -53,7 +53,7 @@ func (s *server) keepSnapshot(w http.ResponseWriter, r *http.Request) {
 
 // keepChange runs a change of a kept snapshot that takes nothing but an
 // optional request ID: Unkeep and Renew.
-func (s *server) keepChange(w http.ResponseWriter, r *http.Request, change func(context.Context, snapshots.Caller, snapshots.KeepRequest) (*snapshots.Operation, error)) {
+func (s snapshotChanges) keepChange(w http.ResponseWriter, r *http.Request, change func(context.Context, snapshots.Caller, snapshots.KeepRequest) (*snapshots.Operation, error)) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	var body wire.RequestBody
 	if err := decodeOptional(r, &body, "request, optional"); err != nil {

@@ -10,7 +10,7 @@ import (
 
 // snapshotLineage answers what a snapshot was taken from, and so on back,
 // as the caller may see it.
-func (s *server) snapshotLineage(w http.ResponseWriter, r *http.Request) {
+func (s snapshotReads) snapshotLineage(w http.ResponseWriter, r *http.Request) {
 	l, err := s.lineageOf(r.Context(), caller(r), param(r, "box"), param(r, "snapshot"))
 	if err != nil {
 		s.fail(w, r, err)

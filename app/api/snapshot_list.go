@@ -25,7 +25,7 @@ const (
 // never reads the whole install; ?box=<name or ID> for one box (no pages),
 // ?kept=true for kept ones only, ?automatic=true for automatic ones only,
 // false for saved ones only.
-func (s *server) listSnapshots(w http.ResponseWriter, r *http.Request) {
+func (s snapshotReads) listSnapshots(w http.ResponseWriter, r *http.Request) {
 	v := r.URL.Query()
 	if box := v.Get("box"); box != "" {
 		s.list(w, r, snapshots.ListQuery{Box: box})

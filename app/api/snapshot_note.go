@@ -8,7 +8,7 @@ import (
 
 // noteSnapshot sets or clears (an empty note) a snapshot's note: the person
 // only, at most 1 KB.
-func (s *server) noteSnapshot(w http.ResponseWriter, r *http.Request) {
+func (s snapshotChanges) noteSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	var body wire.NoteBody
 	if err := decode(r, &body, "note"); err != nil {

@@ -7,7 +7,7 @@ import (
 
 // snapshotPicture answers a snapshot's picture of the screen, a JPEG,
 // through mayAct: a snapshot the caller may not see reads as not found.
-func (s *server) snapshotPicture(w http.ResponseWriter, r *http.Request) {
+func (s snapshotReads) snapshotPicture(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	if err := checkBoxAndSnapshot(box, ref); err != nil {
 		s.fail(w, r, err)

@@ -7,7 +7,7 @@ import (
 )
 
 // renameSnapshot renames a snapshot: the person only.
-func (s *server) renameSnapshot(w http.ResponseWriter, r *http.Request) {
+func (s snapshotChanges) renameSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	var body wire.RenameBody
 	if err := decode(r, &body, "name"); err != nil {

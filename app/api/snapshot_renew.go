@@ -6,6 +6,6 @@ import (
 
 // renewSnapshot is "Keep 30 more days": the setting's days added to a kept
 // snapshot's keep date, refused past the paid ceiling. The person only.
-func (s *server) renewSnapshot(w http.ResponseWriter, r *http.Request) {
+func (s snapshotChanges) renewSnapshot(w http.ResponseWriter, r *http.Request) {
 	s.keepChange(w, r, s.keeps.Renew)
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // restoreSnapshot restores a box to one of its snapshots.
-func (s *server) restoreSnapshot(w http.ResponseWriter, r *http.Request) {
+func (s snapshotChanges) restoreSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	var body wire.RestoreBody
 	if err := decode(r, &body, "replace (true), and optionally noUndo, force and request"); err != nil {

@@ -7,7 +7,7 @@ import (
 )
 
 // saveSnapshot makes an automatic snapshot an ordinary one.
-func (s *server) saveSnapshot(w http.ResponseWriter, r *http.Request) {
+func (s snapshotChanges) saveSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	var body wire.SaveBody
 	if err := decodeOptional(r, &body, "name, optional"); err != nil {

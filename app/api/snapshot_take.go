@@ -10,7 +10,7 @@ import (
 
 // takeSnapshot takes a snapshot of a box: 202 with the operation, or with
 // ?wait=true, 200 once it is done, with its words.
-func (s *server) takeSnapshot(w http.ResponseWriter, r *http.Request) {
+func (s snapshotChanges) takeSnapshot(w http.ResponseWriter, r *http.Request) {
 	box := param(r, "box")
 	var body wire.TakeBody
 	if err := decodeOptional(r, &body, "name, note, memory and request, all optional"); err != nil {

@@ -5,6 +5,6 @@ import (
 )
 
 // unkeepSnapshot stops keeping a snapshot: the person only.
-func (s *server) unkeepSnapshot(w http.ResponseWriter, r *http.Request) {
+func (s snapshotChanges) unkeepSnapshot(w http.ResponseWriter, r *http.Request) {
 	s.keepChange(w, r, s.keeps.Unkeep)
 }

@@ -5,7 +5,7 @@ import (
 )
 
 // unsaveSnapshot makes a saved snapshot automatic again.
-func (s *server) unsaveSnapshot(w http.ResponseWriter, r *http.Request) {
+func (s snapshotChanges) unsaveSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	if err := checkBoxAndSnapshot(box, ref); err != nil {
 		s.fail(w, r, err)
