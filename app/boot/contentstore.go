@@ -42,7 +42,8 @@ func contentStore(cfg config.Config, pool *pgxpool.Pool) (*ship.Remote, func(con
 		return nil, nil, fmt.Errorf("the content store: %w", err)
 	}
 	ledger := contentledger.New(pool)
-	sweep := func(ctx context.Context) (int, error) { return ledger.Sweep(ctx, bucket) }
+	repacker := &ship.Repacker{Objects: bucket, Keys: sc}
+	sweep := func(ctx context.Context) (int, error) { return ledger.Sweep(ctx, repacker) }
 	return &ship.Remote{Objects: bucket, Keys: sc, Ledger: ledger}, sweep, nil
 }
 

@@ -22,7 +22,9 @@ const sweepBatch = 200
 // (a rolled-back batch is deleted again by the next sweep). It answers how
 // many objects it freed, packs counted one each. An object in a pack is
 // forgotten with no request; the pack goes once nothing stored or claimed
-// lies in it (sweepPacks).
+// lies in it (sweepPacks). When bucket is also a Repacker, the packs
+// mostly freed have their live objects moved to new packs first (repack),
+// and go after the grace.
 func (l *Ledger) Sweep(ctx context.Context, bucket Deleter) (int, error) {
 	// First no object to free is recorded stored any more (committed), so
 	// a take claiming one later puts it again whatever the bucket holds.
@@ -44,6 +46,11 @@ func (l *Ledger) Sweep(ctx context.Context, bucket Deleter) (int, error) {
 		}
 		if n == 0 {
 			break
+		}
+	}
+	if r, ok := bucket.(Repacker); ok {
+		if _, err := l.repack(ctx, r); err != nil {
+			return freed, err
 		}
 	}
 	packs, err := l.sweepPacks(ctx, bucket)
