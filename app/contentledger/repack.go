@@ -2,7 +2,10 @@ package contentledger
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
@@ -67,35 +70,53 @@ func (l *Ledger) repack(ctx context.Context, r Repacker) (int, error) {
 		}
 	}()
 	emptied := 0
+	// A group that failed (an object that does not match its hash, a
+	// bucket that refused) is tried again a pack at a time, and a pack
+	// that fails alone is left as it is while the others go on.
+	failed, alone := map[string]bool{}, map[string]bool{}
+	var errs []error
 	for {
 		sparse, err := l.q.ContentPacksSparse(ctx, conn, db.ContentPacksSparseParams{
 			IndexLine: repackIndexLine, IndexTail: repackIndexTail, MaxKeys: repackScan})
 		if err != nil {
-			return emptied, fmt.Errorf("repack the content store's packs: %w", err)
+			return emptied, errors.Join(append(errs, fmt.Errorf("repack the content store's packs: %w", err))...)
 		}
-		if len(sparse) == 0 {
-			return emptied, nil
+		sparse = slices.DeleteFunc(sparse, func(p db.ContentPacksSparseRow) bool { return failed[p.Key] })
+		if len(sparse) == 0 || ctx.Err() != nil {
+			return emptied, errors.Join(append(errs, ctx.Err())...)
 		}
 		for len(sparse) > 0 {
-			var group []string
-			var live int64
-			for len(sparse) > 0 && (len(group) == 0 || live+sparse[0].Live <= repackTarget) {
+			group, live := []string{sparse[0].Key}, sparse[0].Live
+			sparse = sparse[1:]
+			for !alone[group[0]] && len(sparse) > 0 && !alone[sparse[0].Key] && live+sparse[0].Live <= repackTarget {
 				group, live, sparse = append(group, sparse[0].Key), live+sparse[0].Live, sparse[1:]
 			}
-			if err := l.repackGroup(ctx, r, group); err != nil {
-				return emptied, err
+			read, err := l.repackGroup(ctx, r, group)
+			switch {
+			case err == nil:
+				emptied += len(group)
+			case read && len(group) > 1:
+				for _, k := range group {
+					alone[k] = true
+				}
+			case read:
+				errs = append(errs, err)
+				failed[group[0]] = true
+			default:
+				return emptied, errors.Join(append(errs, err)...)
 			}
-			emptied += len(group)
 		}
 	}
 }
 
 // repackGroup moves the stored objects of the packs old into one new
-// pack, and keeps the old packs for the grace.
-func (l *Ledger) repackGroup(ctx context.Context, r Repacker, old []string) error {
+// pack, and keeps the old packs for the grace. It answers whether it
+// failed reading or putting the objects (read), which a pack at a time
+// may not.
+func (l *Ledger) repackGroup(ctx context.Context, r Repacker, old []string) (read bool, err error) {
 	rows, err := l.q.ContentPacksLive(ctx, l.pool, old)
 	if err != nil {
-		return fmt.Errorf("repack the content store's packs: %w", err)
+		return false, fmt.Errorf("repack the content store's packs: %w", err)
 	}
 	keys, packs := make([]string, len(rows)), make([]string, len(rows))
 	offs, lens := make([]int64, len(rows)), make([]int64, len(rows))
@@ -104,19 +125,19 @@ func (l *Ledger) repackGroup(ctx context.Context, r Repacker, old []string) erro
 	}
 	key := r.NewPackKey()
 	if err := l.ClaimPack(ctx, key, 0); err != nil {
-		return err
+		return false, err
 	}
 	if err := l.repackStep(ctx, "claimed"); err != nil {
-		return err
+		return false, err
 	}
 	size, at, err := r.Repack(ctx, key, keys, packs, offs, lens)
 	if err != nil {
-		return fmt.Errorf("repack the content store's packs %v: %w", old, err)
+		return true, fmt.Errorf("repack the content store's packs %s: %w", strings.Join(old, ", "), err)
 	}
 	if err := l.repackStep(ctx, "put"); err != nil {
-		return err
+		return false, err
 	}
-	return l.moveTo(ctx, key, size, old, keys, packs, at, lens)
+	return false, l.moveTo(ctx, key, size, old, keys, packs, at, lens)
 }
 
 // moveTo records, in one transaction, that the objects keys now lie in

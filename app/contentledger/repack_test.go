@@ -1,7 +1,10 @@
 package contentledger
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -353,5 +356,72 @@ func TestRestoreRacingARepackReadsEveryObject(t *testing.T) {
 	}
 	if read != len(h.packs) {
 		t.Fatalf("the fork read %d packs, %d of them where the objects lay before the repack; want all", len(h.packs), read)
+	}
+}
+
+// TestRepackChecksEachObjectByItsHash: an object whose bytes in a mostly
+// freed pack do not match its hash is never carried into a new pack: the
+// sweep says so, that pack stays where it is with its objects, and the
+// other mostly freed packs are repacked all the same.
+func TestRepackChecksEachObjectByItsHash(t *testing.T) {
+	f := newPackFixture(t)
+	trees := f.churnSnapshots(6, 5)
+	ready := readyIDs(trees)
+	f.runOutAllClaims()
+	if _, err := f.ledger.Sweep(f.ctx, f.bucket); err != nil {
+		t.Fatal(err)
+	}
+	// Flip a byte of a kept file of the first round, in its pack.
+	orig, err := os.ReadFile(filepath.Join(f.b.BoxDir(f.g), "keep0/0.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(orig)
+	bad := f.cfg.ContentKey(hex.EncodeToString(sum[:]))
+	var pack string
+	var off int64
+	if err := f.ledger.Locate(f.ctx, []string{bad}, func(_, p string, o, _, _ int64) { pack, off = p, o }); err != nil || pack == "" {
+		t.Fatalf("keep0/0.txt lies in no pack (%v)", err)
+	}
+	var b bytes.Buffer
+	if err := f.bucket.Get(f.ctx, pack, "", &b); err != nil {
+		t.Fatal(err)
+	}
+	p := b.Bytes()
+	p[off+10] ^= 0xff
+	if err := f.bucket.Put(f.ctx, pack, bytes.NewReader(p), int64(len(p))); err != nil {
+		t.Fatal(err)
+	}
+	packOf := func() map[string]string {
+		out := map[string]string{}
+		if err := f.ledger.Locate(f.ctx, keys(f.named(ready...)), func(k, p string, _, _, _ int64) { out[k] = p }); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	was := packOf()
+
+	_, err = f.ledger.Sweep(f.ctx, f.repacker())
+	if !errors.Is(err, objstore.ErrCorrupt) || !strings.Contains(err.Error(), "does not match its hash") {
+		t.Fatalf("the sweep that repacked a pack holding a corrupt object answered %v; want it said", err)
+	}
+	now := packOf()
+	movedOthers := false
+	for k, p := range now {
+		if was[k] == pack && p != pack {
+			t.Fatalf("object %s was moved out of the pack that holds a corrupt object", k)
+		}
+		movedOthers = movedOthers || (was[k] != pack && p != was[k])
+	}
+	if !movedOthers {
+		t.Fatal("the other mostly freed packs were not repacked")
+	}
+	f.runOutAllClaims()
+	if _, err := f.ledger.Sweep(f.ctx, f.repacker()); !errors.Is(err, objstore.ErrCorrupt) {
+		t.Fatalf("the next sweep answered %v; want the corrupt object said again", err)
+	}
+	f.keptWhole("after the sweeps", ready...)
+	if !f.inBucket()[pack] {
+		t.Fatal("the pack holding a corrupt object was deleted")
 	}
 }

@@ -2,6 +2,7 @@ package contentledger
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -48,13 +49,14 @@ func (l *Ledger) Sweep(ctx context.Context, bucket Deleter) (int, error) {
 			break
 		}
 	}
+	// A repack that failed leaves its packs as they were: the packs
+	// nothing lies in are deleted all the same.
+	var repackErr error
 	if r, ok := bucket.(Repacker); ok {
-		if _, err := l.repack(ctx, r); err != nil {
-			return freed, err
-		}
+		_, repackErr = l.repack(ctx, r)
 	}
 	packs, err := l.sweepPacks(ctx, bucket)
-	return freed + packs, err
+	return freed + packs, errors.Join(repackErr, err)
 }
 
 func (l *Ledger) sweepBatch(ctx context.Context, bucket Deleter) (int, error) {
