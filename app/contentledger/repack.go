@@ -177,3 +177,27 @@ func (l *Ledger) repackStep(_ context.Context, step string) error {
 	}
 	return nil
 }
+
+// EachPack calls fn for every stored pack with its size and the stored
+// objects the ledger says lie in it: where, and how long. The doctor
+// checks them against each pack's own index.
+func (l *Ledger) EachPack(ctx context.Context, fn func(pack string, size int64, keys []string, offs, lens []int64) error) error {
+	rows, err := l.q.ContentPackRecords(ctx, l.pool)
+	if err != nil {
+		return fmt.Errorf("list the content store's packs: %w", err)
+	}
+	for i := 0; i < len(rows); {
+		p := rows[i]
+		var keys []string
+		var offs, lens []int64
+		for ; i < len(rows) && rows[i].Pack == p.Pack; i++ {
+			if rows[i].Key != "" {
+				keys, offs, lens = append(keys, rows[i].Key), append(offs, rows[i].PackOffset), append(lens, rows[i].PackLength)
+			}
+		}
+		if err := fn(p.Pack, p.Size, keys, offs, lens); err != nil {
+			return err
+		}
+	}
+	return nil
+}

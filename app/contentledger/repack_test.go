@@ -425,3 +425,73 @@ func TestRepackChecksEachObjectByItsHash(t *testing.T) {
 		t.Fatal("the pack holding a corrupt object was deleted")
 	}
 }
+
+// packDifferences is every sentence saying how the ledger's record of a
+// pack differs from the pack's own index in the bucket, and how many
+// packs were checked.
+func (f *fixture) packDifferences() (diffs []string, packs int) {
+	f.t.Helper()
+	r := f.repacker()
+	err := f.ledger.EachPack(f.ctx, func(pack string, size int64, keys []string, offs, lens []int64) error {
+		d, err := r.CheckPack(f.ctx, ship.PackRecord{Key: pack, Size: size, Keys: keys, Offs: offs, Lens: lens})
+		diffs, packs = append(diffs, d...), packs+1
+		return err
+	})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return diffs, packs
+}
+
+// TestPackIndexesAgreeWithTheLedger: every pack, a take's or a repack's,
+// ends in its own index, so where the ledger records each object can be
+// checked against the bucket pack by pack (never by listing it); an
+// object the ledger places elsewhere, and a pack gone from the bucket,
+// are said.
+func TestPackIndexesAgreeWithTheLedger(t *testing.T) {
+	f := newPackFixture(t)
+	trees := f.churnSnapshots(3, 2)
+	ready := readyIDs(trees)
+	f.runOutAllClaims()
+	if _, err := f.ledger.Sweep(f.ctx, f.repacker()); err != nil {
+		t.Fatal(err)
+	}
+	f.runOutAllClaims()
+	if _, err := f.ledger.Sweep(f.ctx, f.repacker()); err != nil {
+		t.Fatal(err)
+	}
+	if diffs, packs := f.packDifferences(); len(diffs) != 0 || packs < 2 {
+		t.Fatalf("after takes and a repack, %d packs checked; the ledger differs from their indexes: %v", packs, diffs)
+	}
+
+	// The ledger places one object a byte further than its pack says.
+	named := keys(f.named(ready...))
+	var moved, pack string
+	if err := f.ledger.Locate(f.ctx, named, func(k, p string, _, n, _ int64) {
+		if moved == "" && n > 0 {
+			moved, pack = k, p
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.ledger.pool.Exec(f.ctx, `UPDATE content_objects SET pack_offset = pack_offset + 1 WHERE key = $1`, moved); err != nil {
+		t.Fatal(err)
+	}
+	sum, _ := f.cfg.ContentHash(moved)
+	diffs, _ := f.packDifferences()
+	if len(diffs) != 1 || !strings.Contains(diffs[0], sum) || !strings.Contains(diffs[0], "not by the pack's own index") {
+		t.Fatalf("with one object placed a byte off, the check said %v", diffs)
+	}
+	if _, err := f.ledger.pool.Exec(f.ctx, `UPDATE content_objects SET pack_offset = pack_offset - 1 WHERE key = $1`, moved); err != nil {
+		t.Fatal(err)
+	}
+
+	// A pack gone from the bucket.
+	if err := f.bucket.Delete(f.ctx, pack); err != nil {
+		t.Fatal(err)
+	}
+	diffs, _ = f.packDifferences()
+	if len(diffs) != 1 || !strings.Contains(diffs[0], pack) || !strings.Contains(diffs[0], "is not in the bucket") {
+		t.Fatalf("with a pack gone from the bucket, the check said %v", diffs)
+	}
+}

@@ -57,3 +57,15 @@ UPDATE content_packs SET stored = true, claimed_until = NULL, size = @size WHERE
 -- object in one before the move; the sweep deletes them after it.
 UPDATE content_packs SET claimed_until = now() + make_interval(secs => @grace_seconds::float8)
 WHERE key = ANY (@packs::text[]);
+
+-- name: ContentPackRecords :many
+-- Every stored pack and the stored objects lying in it (an empty key for
+-- a pack nothing lies in), for the doctor's check of the ledger against
+-- each pack's own index.
+SELECT p.key AS pack, p.size,
+       COALESCE(o.key, '')::text AS key,
+       COALESCE(o.pack_offset, 0)::bigint AS pack_offset,
+       COALESCE(o.pack_length, 0)::bigint AS pack_length
+FROM content_packs p LEFT JOIN content_objects o ON o.pack = p.key AND o.stored
+WHERE p.stored
+ORDER BY p.key, o.pack_offset, o.key;

@@ -41,6 +41,53 @@ func (q *Queries) ContentPackMove(ctx context.Context, db DBTX, arg ContentPackM
 	return result.RowsAffected(), nil
 }
 
+const contentPackRecords = `-- name: ContentPackRecords :many
+SELECT p.key AS pack, p.size,
+       COALESCE(o.key, '')::text AS key,
+       COALESCE(o.pack_offset, 0)::bigint AS pack_offset,
+       COALESCE(o.pack_length, 0)::bigint AS pack_length
+FROM content_packs p LEFT JOIN content_objects o ON o.pack = p.key AND o.stored
+WHERE p.stored
+ORDER BY p.key, o.pack_offset, o.key
+`
+
+type ContentPackRecordsRow struct {
+	Pack       string
+	Size       int64
+	Key        string
+	PackOffset int64
+	PackLength int64
+}
+
+// Every stored pack and the stored objects lying in it (an empty key for
+// a pack nothing lies in), for the doctor's check of the ledger against
+// each pack's own index.
+func (q *Queries) ContentPackRecords(ctx context.Context, db DBTX) ([]ContentPackRecordsRow, error) {
+	rows, err := db.Query(ctx, contentPackRecords)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ContentPackRecordsRow
+	for rows.Next() {
+		var i ContentPackRecordsRow
+		if err := rows.Scan(
+			&i.Pack,
+			&i.Size,
+			&i.Key,
+			&i.PackOffset,
+			&i.PackLength,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const contentPackRepacked = `-- name: ContentPackRepacked :exec
 UPDATE content_packs SET stored = true, claimed_until = NULL, size = $1 WHERE key = $2
 `
