@@ -491,7 +491,7 @@ func TestPackIndexesAgreeWithTheLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 	diffs, _ = f.packDifferences()
-	if len(diffs) != 1 || !strings.Contains(diffs[0], pack) || !strings.Contains(diffs[0], "is not in the bucket") {
+	if len(diffs) != 1 || !strings.Contains(diffs[0], pack) || !strings.Contains(diffs[0], "is not in the bucket, yet the ledger records objects in it") {
 		t.Fatalf("with a pack gone from the bucket, the check said %v", diffs)
 	}
 }
