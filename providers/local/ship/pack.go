@@ -3,9 +3,13 @@ package ship
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/boxsnap/boxsnap/providers/local/objstore"
 )
 
 // PackBelow is the largest content object a take puts in a pack rather
@@ -128,6 +132,14 @@ func (s *Shipper) putPack(ctx context.Context, pl PackLedger, p *pack) error {
 		keys[i], lengths[i] = pc.key, pc.n
 	}
 	return pl.StoredPack(ctx, key, keys, p.offs, lengths)
+}
+
+// newPackKey is the key of a pack not yet in the bucket: random, so no
+// two puts ever share one.
+func newPackKey(keys objstore.Config) string {
+	var name [16]byte
+	_, _ = rand.Read(name[:])
+	return keys.PackKey(hex.EncodeToString(name[:]))
 }
 
 // packReader reads a pack's objects one file at a time, then its index.

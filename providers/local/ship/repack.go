@@ -3,7 +3,6 @@ package ship
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -29,12 +28,6 @@ func (r *Repacker) Delete(ctx context.Context, key string) error {
 // take's packs are, so no two puts ever share one.
 func (r *Repacker) NewPackKey() string {
 	return newPackKey(r.Keys)
-}
-
-func newPackKey(keys objstore.Config) string {
-	var name [16]byte
-	_, _ = rand.Read(name[:])
-	return keys.PackKey(hex.EncodeToString(name[:]))
 }
 
 // Repack reads each object keys[i] (lens[i] bytes at offs[i] in pack
