@@ -495,3 +495,63 @@ func TestPackIndexesAgreeWithTheLedger(t *testing.T) {
 		t.Fatalf("with a pack gone from the bucket, the check said %v", diffs)
 	}
 }
+
+// TestRepackRunsOnOneProcessAtATime: while one process repacks (stopped
+// after its new pack's put), a sweep on another process repacks nothing
+// (it makes no pack of its own for the same objects), and what the first
+// then records leaves every ready snapshot whole.
+func TestRepackRunsOnOneProcessAtATime(t *testing.T) {
+	f := newPackFixture(t)
+	trees := f.churnSnapshots(4, 1, 3)
+	ready := readyIDs(trees)
+	f.runOutAllClaims()
+	if _, err := f.ledger.Sweep(f.ctx, f.bucket); err != nil {
+		t.Fatal(err)
+	}
+	packsNow := func() int {
+		var n int
+		if err := f.ledger.pool.QueryRow(f.ctx, `SELECT count(*) FROM content_packs`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := packsNow()
+
+	first := New(f.ledger.pool)
+	put, resume := make(chan struct{}), make(chan struct{})
+	first.hooks.repacking = func(step string) error {
+		if step == "put" {
+			close(put)
+			<-resume
+		}
+		return nil
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := first.Sweep(f.ctx, f.repacker())
+		done <- err
+	}()
+	select {
+	case <-put:
+	case err := <-done:
+		t.Fatalf("the first process's sweep ended before its repack put a pack: %v", err)
+	}
+	second := New(f.ledger.pool)
+	if _, err := second.Sweep(f.ctx, f.repacker()); err != nil {
+		t.Fatalf("the second process's sweep: %v", err)
+	}
+	if got := packsNow(); got != before+1 {
+		t.Fatalf("while one process repacked, another's sweep left %d packs recorded, want %d (the first's new one alone)", got, before+1)
+	}
+	close(resume)
+	if err := <-done; err != nil {
+		t.Fatalf("the first process's sweep: %v", err)
+	}
+	f.keptWhole("after the repack on one process", ready...)
+	f.runOutAllClaims()
+	if _, err := second.Sweep(f.ctx, f.repacker()); err != nil {
+		t.Fatal(err)
+	}
+	f.nothingUnnamedLeft("after the grace", ready...)
+	f.restoresExact("after the grace", trees)
+}
