@@ -28,7 +28,8 @@ type Deps struct {
 	// defaults (periodic.go).
 	Intervals Intervals
 	// ContentSweep frees the local backend's content store's objects that
-	// nothing names (contentstore.go); nil with no content store.
+	// nothing names and repacks its packs mostly freed (contentstore.go);
+	// nil with no content store.
 	ContentSweep func(ctx context.Context) (int, error)
 	// Hosts are the hosts boxsnap runs on: each live one's own work runs
 	// on its queue (hostwork.go); nil runs none.

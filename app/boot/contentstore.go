@@ -30,8 +30,8 @@ func contentStoreConfig(cfg config.Config) (objstore.Config, bool, error) {
 }
 
 // contentStore is the local backend's content store and the sweep that
-// frees its objects, recorded in the database on pool; nil, nil when
-// none is set.
+// frees its objects and repacks its packs mostly freed, recorded in the
+// database on pool; nil, nil when none is set.
 func contentStore(cfg config.Config, pool *pgxpool.Pool) (*ship.Remote, func(context.Context) (int, error), error) {
 	sc, ok, err := contentStoreConfig(cfg)
 	if err != nil || !ok {
@@ -42,7 +42,8 @@ func contentStore(cfg config.Config, pool *pgxpool.Pool) (*ship.Remote, func(con
 		return nil, nil, fmt.Errorf("the content store: %w", err)
 	}
 	ledger := contentledger.New(pool)
-	sweep := func(ctx context.Context) (int, error) { return ledger.Sweep(ctx, bucket) }
+	repacker := &ship.Repacker{Objects: bucket, Keys: sc}
+	sweep := func(ctx context.Context) (int, error) { return ledger.Sweep(ctx, repacker) }
 	return &ship.Remote{Objects: bucket, Keys: sc, Ledger: ledger}, sweep, nil
 }
 

@@ -107,7 +107,7 @@ func Doctor(ctx context.Context, cfg config.Config, logger *slog.Logger, w io.Wr
 	qemuCheck := func(ctx context.Context) []doctor.Result {
 		return qemuResults(ctx, cfg, installID(ctx, database, logger), logger)
 	}
-	ok := doctor.Run(ctx, w, databaseCheck, migrationsCheck, localCheck, contentStoreCheck(cfg), proxmoxCheck, dockerCheck, qemuCheck)
+	ok := doctor.Run(ctx, w, databaseCheck, migrationsCheck, localCheck, contentStoreCheck(cfg), packIndexCheck(cfg, &database), proxmoxCheck, dockerCheck, qemuCheck)
 	if database != nil {
 		database.Close(context.WithoutCancel(ctx))
 	}

@@ -77,12 +77,22 @@
 // is stored or claimed lies in it and the pack's own claim (held from
 // before its put until it is recorded) ran out. A take never adds to a
 // pack, and an object recorded not stored is never again recorded stored
-// in the same pack, so a pack found free stays free. A pack mostly free is
-// kept whole, not repacked as restic's prune does: its freed objects'
-// bytes are waste (PackWaste counts them), bounded by a pack's size per
-// live object, and a repack would rewrite live bytes across hosts for
-// that.
+// in the same pack, so a pack found free stays free.
+//
+// Repack (repack.go): a pack whose stored objects hold under half its
+// bytes is repacked by the sweep, as restic's prune does, so the bucket's
+// room the freed objects held comes back: its live objects are read back,
+// each checked by its hash, put in a new pack claimed before its put, and
+// moved there in one transaction that keeps the old pack for the ledger's
+// grace, then deleted as any pack nothing lies in. The grace, not a
+// fetch that looks again when a pack is gone, is what keeps a fetch on
+// another host safe that located an object in the old pack just before
+// the move: it asks nothing of the fetch, on any host or version, and
+// costs the old pack's room for one grace. A kill before the move's commit
+// leaves a new pack nothing lies in (deleted once its claim ran out); a
+// kill after it leaves the old pack (deleted after the grace).
 //
 // It imports app/store/db and pgx; it must never import app/web, app/api,
-// app/cli, jobs or providers/ (the bucket is reached through Deleter).
+// app/cli, jobs or providers/ (the bucket is reached through Deleter and
+// Repacker).
 package contentledger

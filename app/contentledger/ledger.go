@@ -36,6 +36,9 @@ type hooks struct {
 	naming, handDown func(step string) error
 	// deletedPacks runs likewise after a batch of packs was deleted.
 	deletedPacks func() error
+	// repacking runs at each step of a repack (claimed, put, moved,
+	// committed); an error stops it there, as a kill would.
+	repacking func(step string) error
 }
 
 // New is the ledger on pool.

@@ -63,7 +63,8 @@ func (l *Ledger) Locate(ctx context.Context, keys []string, found func(key, pack
 
 // PackWaste answers how many packs are stored, their bytes, and how many
 // of those bytes objects still stored hold; the rest is freed objects'
-// bytes kept in packs that also hold live ones (a pack is never rewritten).
+// bytes kept in packs that also hold live ones (until a repack), and the
+// packs' indexes.
 func (l *Ledger) PackWaste(ctx context.Context) (packs, bytes, held int64, err error) {
 	r, err := l.q.ContentPackWaste(ctx, l.pool)
 	return r.Packs, r.Bytes, r.HeldBytes, err

@@ -2,6 +2,7 @@ package contentledger
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -22,7 +23,9 @@ const sweepBatch = 200
 // (a rolled-back batch is deleted again by the next sweep). It answers how
 // many objects it freed, packs counted one each. An object in a pack is
 // forgotten with no request; the pack goes once nothing stored or claimed
-// lies in it (sweepPacks).
+// lies in it (sweepPacks). When bucket is also a Repacker, the packs
+// mostly freed have their live objects moved to new packs first (repack),
+// and go after the grace.
 func (l *Ledger) Sweep(ctx context.Context, bucket Deleter) (int, error) {
 	// First no object to free is recorded stored any more (committed), so
 	// a take claiming one later puts it again whatever the bucket holds.
@@ -46,8 +49,14 @@ func (l *Ledger) Sweep(ctx context.Context, bucket Deleter) (int, error) {
 			break
 		}
 	}
+	// A repack that failed leaves its packs as they were: the packs
+	// nothing lies in are deleted all the same.
+	var repackErr error
+	if r, ok := bucket.(Repacker); ok {
+		_, repackErr = l.repack(ctx, r)
+	}
 	packs, err := l.sweepPacks(ctx, bucket)
-	return freed + packs, err
+	return freed + packs, errors.Join(repackErr, err)
 }
 
 func (l *Ledger) sweepBatch(ctx context.Context, bucket Deleter) (int, error) {

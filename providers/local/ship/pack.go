@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/boxsnap/boxsnap/providers/local/objstore"
 )
 
 // PackBelow is the largest content object a take puts in a pack rather
@@ -29,6 +31,10 @@ const PackTarget = 16 << 20
 // per object: its SHA-256, offset and length), so the ledger's record of
 // a pack can be rebuilt from the bucket alone.
 const packTrailer = "boxsnap pack index at %016x\n"
+
+// packIndexLine is one object's line in a pack's index: its SHA-256, its
+// offset and its length.
+const packIndexLine = "%s %d %d\n"
 
 // PackLedger records packs: a take claims a pack before its put and
 // records it with where each object lies once the put finished; a fetch
@@ -84,7 +90,7 @@ func (s *Shipper) packsOf(todo []piece) (packs []*pack, rest []piece) {
 		}
 		cur.pieces = append(cur.pieces, p)
 		cur.offs = append(cur.offs, cur.size)
-		cur.index = fmt.Appendf(cur.index, "%s %d %d\n", sum, cur.size, p.n)
+		cur.index = fmt.Appendf(cur.index, packIndexLine, sum, cur.size, p.n)
 		cur.size += p.n
 	}
 	seal()
@@ -111,9 +117,7 @@ func (s *Shipper) shipPacks(ctx context.Context, todo []piece) ([]piece, int, er
 // in the ledger: its objects are not stored, a take again packs them
 // anew, and the sweep deletes the pack when its claim runs out.
 func (s *Shipper) putPack(ctx context.Context, pl PackLedger, p *pack) error {
-	var name [16]byte
-	_, _ = rand.Read(name[:])
-	key := s.Remote.Keys.PackKey(hex.EncodeToString(name[:]))
+	key := newPackKey(s.Remote.Keys)
 	if err := pl.ClaimPack(ctx, key, p.size); err != nil {
 		return err
 	}
@@ -128,6 +132,14 @@ func (s *Shipper) putPack(ctx context.Context, pl PackLedger, p *pack) error {
 		keys[i], lengths[i] = pc.key, pc.n
 	}
 	return pl.StoredPack(ctx, key, keys, p.offs, lengths)
+}
+
+// newPackKey is the key of a pack not yet in the bucket: random, so no
+// two puts ever share one.
+func newPackKey(keys objstore.Config) string {
+	var name [16]byte
+	_, _ = rand.Read(name[:])
+	return keys.PackKey(hex.EncodeToString(name[:]))
 }
 
 // packReader reads a pack's objects one file at a time, then its index.
