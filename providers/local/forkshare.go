@@ -115,6 +115,15 @@ func sharedFork(ctx context.Context, b *Backend, m *store.Manifest, box string, 
 	return tmp, tmpImg, nil
 }
 
+// overlayUpper is the upper layer of the overlay mounted on a fork's
+// folder dir, what the box alone holds, or "" for a folder that is no
+// overlay: the journal and the take tell by it which files lie in the
+// shared tree (journal.Lower).
+func overlayUpper(dir string) string {
+	upper, _ := diskimage.UpperOf(dir)
+	return upper
+}
+
 // boxSize is the size of the box's files in dir: for a box over a shared
 // tree, what it alone holds (its overlay's upper layer) and, apart, the
 // shared tree's, so a fork's cost is not counted once per fork.
