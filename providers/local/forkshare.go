@@ -94,8 +94,7 @@ func sharedFork(ctx context.Context, b *Backend, m *store.Manifest, box string, 
 	}
 	lowers := &overlay.Lowers{Store: b.Store}
 	tree, err := lowers.Ensure(ctx, m.ID, func(ctx context.Context, dir string) error {
-		_, err := b.Apply(ctx, dir, m, nil, nil)
-		return err
+		return writeTree(ctx, b, dir, m)
 	})
 	var rel string
 	if err == nil {
