@@ -30,8 +30,11 @@
 //     the store's content is never changed in place;
 //   - the store letting go of an object (a sweep, or the content cache's
 //     eviction, which removes it) removes a name, not the file: a tree
-//     keeps its files, and what removing either frees is counted only
-//     where no other name holds the file, so the room reported is true.
+//     keeps its files. A tree's sweep and the store's count as freed only
+//     a file no other name holds; the cache's eviction bounds the store's
+//     own names, and counts an object it removes as removed from the
+//     cache even where a tree still holds its data (then counted as the
+//     tree's).
 //
 // A link made or removed elsewhere (another snapshot's tree, the store's
 // sweep) changes a linked file's ctime and link count as a fork sees
