@@ -74,7 +74,7 @@ var layers = []struct {
 	{pkg: "providers/local/ship", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/objstore", "providers/local/store"}},
 	{pkg: "providers/local/objstore/s3test", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/objstore"}},
 	{pkg: "providers/local/sweep", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/content", "providers/local/overlay", "providers/local/state", "providers/local/store"}},
-	{pkg: "providers/local/overlay", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/diskimage", "providers/local/store"}},
+	{pkg: "providers/local/overlay", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/confined", "providers/local/diskimage", "providers/local/store"}},
 	{pkg: "providers/proxmox", forbid: []string{"app/", "jobs", "providers/local", "providers/docker"}},
 	{pkg: "providers/docker", forbid: []string{"app/", "jobs", "providers/local", "providers/proxmox"}},
 	{pkg: "providers/docker/moves", forbid: []string{"app/", "jobs", "providers/"}},

@@ -94,8 +94,7 @@ func sharedFork(ctx context.Context, b *Backend, m *store.Manifest, box string, 
 	}
 	lowers := &overlay.Lowers{Store: b.Store}
 	tree, err := lowers.Ensure(ctx, m.ID, func(ctx context.Context, dir string) error {
-		_, err := b.Apply(ctx, dir, m, nil, nil)
-		return err
+		return writeTree(ctx, b, dir, m)
 	})
 	var rel string
 	if err == nil {
@@ -113,6 +112,15 @@ func sharedFork(ctx context.Context, b *Backend, m *store.Manifest, box string, 
 		return "", "", fmt.Errorf("fork: %w", err)
 	}
 	return tmp, tmpImg, nil
+}
+
+// overlayUpper is the upper layer of the overlay mounted on a fork's
+// folder dir, what the box alone holds, or "" for a folder that is no
+// overlay: the journal and the take tell by it which files lie in the
+// shared tree (journal.Lower).
+func overlayUpper(dir string) string {
+	upper, _ := diskimage.UpperOf(dir)
+	return upper
 }
 
 // boxSize is the size of the box's files in dir: for a box over a shared

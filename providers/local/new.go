@@ -77,6 +77,7 @@ func New(cfg Config) (*Backend, error) {
 		journalPaths = journal.DefaultJournalPaths
 	}
 	b.Set = journal.NewSet(confined.NewScanner(b.workers), journalPaths, cfg.NoJournal)
+	b.Set.UpperOf = overlayUpper
 	b.Copier = content.NewCopier()
 	b.Deletes = &sweep.Deletes{Store: b.Store, Copier: b.Copier, Log: b.log}
 	// The folders above the root that boxsnap makes let a box's user pass.
@@ -109,7 +110,7 @@ func New(cfg Config) (*Backend, error) {
 	b.Owners = &owners.Owners{Store: b.Store, Processes: b.Processes, Log: b.log, StopTO: b.stopTO}
 	b.Held = held.New(b.Store, b.id, b.host, b.install, b.guestOf)
 	b.Capturer = &capture.Capturer{Writer: b.Writer, ID: b.id, Install: b.install, States: b.States, Price: b.price, Root: root, NoSync: b.noSync, Hooks: &b.hooks.Hooks,
-		ForksShare: func() bool { return b.shares.offers(b) }}
+		ForksShare: func() bool { return b.shares.offers(b) }, UpperOf: overlayUpper}
 	b.Exports = &exports.Exports{Store: b.Store, Log: b.log, Id: b.id, Install: b.install, MaxImport: b.maxImport, Mu: &b.mu,
 		LoadUsable: loadWhole(b.Store, cfg.ContentStore != nil), MarkDamaged: b.Writer.MarkDamaged, SyncContent: b.Capturer.SyncContent, Storage: b.Capturer.Storage,
 		ImportUser: b.importUser, GuestOf: b.guestOf}

@@ -26,6 +26,11 @@ type Capturer struct {
 	// ForksShare says whether forks here share their snapshot's files, as
 	// Snapshotting says, without I/O on the data folder; nil for no.
 	ForksShare func() bool
+	// UpperOf is the upper layer of the overlay mounted on a box's
+	// folder, or "" for a box that is no overlay; nil for none. A file
+	// whose data lies in the overlay's lower layer is none of the box's
+	// hard links (journal.Lower).
+	UpperOf func(dir string) string
 	// Root is the store's folder, whose file system Storage reads.
 	Root string
 	// NoSync skips the syncfs before a snapshot is published (Config's).

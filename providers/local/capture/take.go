@@ -52,7 +52,12 @@ func (b *Capturer) Capture(ctx context.Context, dir string, prev map[string]*sto
 		return nil, nil, stats, fmt.Errorf("read the box's files: %w", err)
 	}
 	defer root.Close()
-	jobs, need, linked, err := b.readEntries(ctx, root, dir, m, prev, found, held)
+	var lower *journal.Lower
+	if b.UpperOf != nil {
+		lower = journal.OpenLower(b.UpperOf(dir))
+		defer lower.Close()
+	}
+	jobs, need, linked, err := b.readEntries(ctx, root, dir, m, prev, found, held, lower)
 	stats.Linked = linked
 	stats.Files = len(m.Entries)
 	stats.StatTime = time.Since(t0)
@@ -126,9 +131,10 @@ func (h *heldContent) close() { unix.Close(h.dir) }
 // the folder when found is nil. A file keeps its previous entry's hash when
 // its stat matches and the store holds the content; every other file is a
 // job to copy. It gives the jobs, what their copies hold on disk at most,
-// and the files with more than one link. Sockets, devices and links that
-// vanish while it reads are left out.
-func (b *Capturer) readEntries(ctx context.Context, root *confined.Beneath, dir string, m *store.Manifest, prev map[string]*store.Entry, found []confined.Scanned, held *heldContent) (jobs []copyJob, need int64, linked []journal.LinkedFile, err error) {
+// and the files with more than one link, but those whose data lies in the
+// box's overlay's lower layer (lower), whose other names are outside the
+// box. Sockets, devices and links that vanish while it reads are left out.
+func (b *Capturer) readEntries(ctx context.Context, root *confined.Beneath, dir string, m *store.Manifest, prev map[string]*store.Entry, found []confined.Scanned, held *heldContent, lower *journal.Lower) (jobs []copyJob, need int64, linked []journal.LinkedFile, err error) {
 	if found == nil {
 		found, err = b.ScanTree(ctx, dir)
 	}
@@ -169,7 +175,7 @@ func (b *Capturer) readEntries(ctx context.Context, root *confined.Beneath, dir 
 			}
 			e.Target = t
 		case store.TypeFile:
-			if s.St.Nlink > 1 {
+			if s.St.Nlink > 1 && !lower.Holds(s.Rel, &s.St) {
 				linked = append(linked, journal.LinkedFile{Rel: s.Rel, Ino: s.St.Ino})
 			}
 			if pe != nil && pe.Type == store.TypeFile && pe.Key() == e.Key() && pe.Hash != "" && held.has(pe.Hash) {

@@ -41,10 +41,11 @@ import (
 // writes through a shared memory mapping (no event at all), and a change to a
 // hard-linked file through another of its names (reported under that name
 // only, or not at all from outside the box). For the second, every file with
-// more than one link gets a watch of its own, and a hard link made or a
-// linked file changed makes the next take walk (the journal's sweep of a
-// file's other names by inode still missed a write under concurrent changes,
-// so it is not trusted yet). For the first there is no cure short of fanotify
+// more than one link gets a watch of its own (but one whose data lies in
+// the box's overlay's shared tree, which the package doc says is no hard
+// link of the box's), and a hard link made or a linked file changed makes the next
+// take walk (the journal's sweep of a file's other names by inode still
+// missed a write under concurrent changes, so it is not trusted yet). For the first there is no cure short of fanotify
 // with FAN_MODIFY, which has the same gap: a box whose program writes files
 // through mmap should set Config.NoJournal.
 
@@ -69,6 +70,7 @@ const (
 type journal struct {
 	box, dir string
 	root     *confined.Beneath // the box's folder: every name is read beneath it
+	lower    *Lower            // which files lie in its overlay's shared tree; nil for none
 	maxPaths int
 	file     *os.File // the inotify descriptor, non-blocking, in Go's poller
 	fd       int
@@ -95,7 +97,10 @@ type journal struct {
 // what they read beneath a box's folder with.
 type Set struct {
 	*confined.Scanner
-	Journals     journals
+	Journals journals
+	// UpperOf is the upper layer of the overlay mounted on a box's
+	// folder, or "" for a box that is no overlay; nil for none.
+	UpperOf      func(dir string) string
 	noJournal    bool
 	journalPaths int
 }
@@ -178,6 +183,9 @@ func (b *Set) StartJournal(box, dir string) {
 		return
 	}
 	j.root = root
+	if b.UpperOf != nil {
+		j.lower = OpenLower(b.UpperOf(dir))
+	}
 	var sfs unix.Statfs_t
 	if err := unix.Fstatfs(root.Fd, &sfs); err == nil {
 		if name, ok := networkFS[int64(sfs.Type)]; ok {
@@ -338,6 +346,8 @@ func (j *journal) close() {
 		_ = j.root.Close()
 		j.root = nil
 	}
+	j.lower.Close()
+	j.lower = nil
 	j.Mu.Unlock()
 	if j.file != nil {
 		_ = j.file.Close() // releases every watch; wakes run
@@ -494,11 +504,13 @@ func (j *journal) handleLocked(wd int32, mask uint32, name string) {
 // seeNameLocked stats a name just made or moved in. A hard link to a file of
 // the box changes that file under every name, and inotify reports it under
 // this one only: the file gets a watch of its own and its inode is swept at
-// the next take. A name gone before it could be stat'ed may have been such a
-// link: if it is written and then removed (not renamed) the record is
-// incomplete. One made and removed with no write in between changed another
-// name's change time only, which a take keeps as it was: the content, mode,
-// owner and times are right, and a later walk reads that file once more.
+// the next take. A file whose data lies in the box's overlay's shared tree
+// (as in a shared folder the box renamed) is none (the package doc says why). A name gone
+// before it could be stat'ed may have been such a link: if it is written
+// and then removed (not renamed) the record is incomplete. One made and
+// removed with no write in between changed another name's change time
+// only, which a take keeps as it was: the content, mode, owner and times
+// are right, and a later walk reads that file once more.
 func (j *journal) seeNameLocked(rel string) {
 	if j.Lost != "" {
 		return
@@ -518,6 +530,11 @@ func (j *journal) seeNameLocked(rel string) {
 	delete(j.unseen, rel)
 	if st.Mode&unix.S_IFMT == unix.S_IFDIR || st.Nlink < 2 {
 		return
+	}
+	inLower := j.lower.Holds(rel, &st)
+	j.lower.Forget()
+	if inLower {
+		return // its other names are outside the box (the package doc)
 	}
 	if len(j.sweep) >= j.maxPaths {
 		j.loseLocked("too many hard links made since the last take")

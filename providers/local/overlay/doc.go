@@ -8,7 +8,41 @@
 // state names it, so it outlives its snapshot while forks use it. Probe
 // says why a host cannot mount such an overlay, where forks copy.
 //
+// Links makes most of a tree's files hard links to the store's content
+// objects instead of copies: on ext4 a new file's making is most of a
+// tree's cost, and a link costs one link call. It is safe because:
+//   - overlayfs never writes a lower layer: a fork's write, truncate,
+//     chmod, chown or utimes copies the file up into the fork's own image
+//     first, so neither the store's object nor a sibling changes through
+//     a fork (a hard link, unlike a symbolic one, leads nowhere);
+//   - only a file owned by root, neither setuid, setgid nor sticky, and
+//     writable by neither its group nor others is linked, so the object
+//     never becomes a program that raises its runner, nor a file another
+//     host user may change or re-mode; and only where boxsnap runs as root
+//     and the tree and the store's content are on one file system;
+//   - an object's mode, owner and mtime are set to the snapshot's file's
+//     only while no tree holds it (its one name the store's), so one tree
+//     never changes another's file; a file whose object another tree
+//     holds with other details is copied, as is a second path of the same
+//     content in one tree, so each path of a tree is its own file;
+//   - each object is opened once, checked against its hash and size, and
+//     linked by that open file, so what is linked is what was checked;
+//     the store's content is never changed in place;
+//   - the store letting go of an object (a sweep, or the content cache's
+//     eviction, which removes it) removes a name, not the file: a tree
+//     keeps its files. A tree's sweep and the store's count as freed only
+//     a file no other name holds; the cache's eviction bounds the store's
+//     own names, and counts an object it removes as removed from the
+//     cache even where a tree still holds its data (then counted as the
+//     tree's).
+//
+// A link made or removed elsewhere (another snapshot's tree, the store's
+// sweep) changes a linked file's ctime and link count as a fork sees
+// them, never its content or details: a fork's take that walks its
+// folder may read such a file again, and finds the same content.
+//
 // It imports only the standard library, golang.org/x/sys/unix,
-// providers/local/diskimage and providers/local/store; it must never
-// import app/..., jobs, package local or another backend.
+// providers/local/confined, providers/local/diskimage and
+// providers/local/store; it must never import app/..., jobs, package
+// local or another backend.
 package overlay

@@ -134,7 +134,9 @@ func (l *Lowers) Sweep(inUse map[string]bool) (int64, error) {
 	return freed, nil
 }
 
-// sizeOf is what the files under dir hold on disk, read through no link.
+// sizeOf is what removing the files under dir frees on disk, read
+// through no link: a file with another name (the store's content object
+// it is a link to, or another tree's link) frees nothing.
 func sizeOf(dir string) int64 {
 	var n int64
 	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
@@ -142,7 +144,7 @@ func sizeOf(dir string) int64 {
 			return nil
 		}
 		if info, err := d.Info(); err == nil {
-			if st, ok := info.Sys().(*syscall.Stat_t); ok {
+			if st, ok := info.Sys().(*syscall.Stat_t); ok && (d.IsDir() || st.Nlink <= 1) {
 				n += st.Blocks * 512
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
@@ -206,7 +207,10 @@ func (b *Deletes) sweepLocked(ctx context.Context, candidates map[string]int64) 
 		if err := os.Remove(b.ContentPath(h)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("free content %s: %w", h[:12], err)
 		}
-		freed += fi.Size()
+		// An object a shared tree links to stays on disk until the tree goes.
+		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Nlink <= 1 {
+			freed += fi.Size()
+		}
 		return nil
 	}
 	if candidates != nil {
