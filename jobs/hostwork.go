@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
 	"github.com/boxsnap/boxsnap/app/operations"
-	"github.com/boxsnap/boxsnap/app/snapshots/hosts"
 )
 
 // Work that reads a host's own disk runs on that host: River's leader
@@ -17,14 +17,14 @@ import (
 // (run anywhere) puts a "host-work" run on the queue of each live host
 // (operations.HostQueue), which only that host's workers take.
 
-// hostSweeps are the fan-out onto the live hosts and each host's own work,
-// when the hosts are known.
-func hostSweeps(d Deps) []sweep {
+// hostSweeps are the fan-out onto the live hosts, every so often, and each
+// host's own work, when the hosts are known.
+func hostSweeps(d Deps, every time.Duration) []sweep {
 	if d.Hosts == nil {
 		return nil
 	}
 	return []sweep{
-		{name: "hosts", every: hosts.BackfillEvery, run: fanOut},
+		{name: "hosts", every: every, run: fanOut},
 		{name: hostWork, onHost: true, run: func(ctx context.Context, d Deps) error {
 			shipped, left, err := d.Hosts.Backfill(ctx)
 			if shipped > 0 || left > 0 {
