@@ -14,8 +14,9 @@ import (
 
 // Work that reads a host's own disk runs on that host: River's leader
 // enqueues each periodic job once, on any process, so the "hosts" sweep
-// (run anywhere) puts a "host-work" run on the queue of each live host
-// (operations.HostQueue), which only that host's workers take.
+// (run anywhere) puts a "host-work" run on the queue of each host whose
+// workers are alive (operations.HostQueue), which only that host's
+// workers take: a host seen through its web process alone gets none.
 
 // hostSweeps are the fan-out onto the live hosts, every so often, and each
 // host's own work, when the hosts are known.
@@ -61,7 +62,7 @@ func queueOnHosts(ctx context.Context, d Deps, name string, self bool) error {
 	if err != nil {
 		return fmt.Errorf("queue %s on the hosts: %w", name, err)
 	}
-	alive, err := d.Hosts.Alive(ctx)
+	alive, err := d.Hosts.Working(ctx)
 	if err != nil {
 		return err
 	}

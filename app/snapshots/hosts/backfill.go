@@ -67,22 +67,6 @@ func (h *Hosts) shipped(ctx context.Context, b *snapshots.Box, be snapshots.Back
 	return nil
 }
 
-// Alive lists the hosts seen within SeenAliveFor and not marked gone: the
-// hosts whose own work (HostWork) is due on their queues.
-func (h *Hosts) Alive(ctx context.Context) ([]string, error) {
-	rows, err := h.st.Hosts(ctx, h.st.Pool)
-	if err != nil {
-		return nil, fmt.Errorf("read the hosts: %w", err)
-	}
-	var out []string
-	for _, r := range rows {
-		if r.GoneAt == nil && h.now().Sub(r.LastSeenAt) < SeenAliveFor {
-			out = append(out, r.Name)
-		}
-	}
-	return out, nil
-}
-
 // Backlog is what the Hosts page says of this host's snapshots not in the
 // content store yet (UnshippedWords), or "" when no backend keeps its
 // snapshots where every host reaches them.

@@ -17,9 +17,11 @@
 // snapshot was taken (providers.Carried: its command, user, limits and
 // network), with its box template's environment, which no snapshot keeps.
 // A snapshot taken before the content store was set is on its host alone:
-// each live host's own work ships them (Backfill, run on its queue by the
-// jobs' fan-out over Alive), a move from such a snapshot is refused in
-// words, and Backlog says how many wait. A host that does not hold a
+// each host's own work ships them (Backfill, run on its queue by the
+// jobs' fan-out over Working, the hosts whose workers beat lately; a host
+// whose queue holds work no live worker runs is Stranded in words), a
+// move from such a snapshot is refused in words, and Backlog says how
+// many wait. A host that does not hold a
 // snapshot asks the database's record before fetching it (MayFetch), so a
 // deleted one stays deleted on every host.
 //

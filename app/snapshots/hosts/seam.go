@@ -22,8 +22,10 @@ type Hosts struct {
 	// carries none.
 	templates Templates
 	host      string
-	now       func() time.Time
-	logger    *slog.Logger
+	// works is whether this process runs River's workers (RunsWorkers).
+	works  bool
+	now    func() time.Time
+	logger *slog.Logger
 }
 
 // kernel is what the hosts use of the core's kernel: the boxes and their

@@ -36,12 +36,19 @@ type Host struct {
 	This bool `json:"this"`
 	// Boxes is how many boxes it owns.
 	Boxes int64 `json:"boxes"`
+	// Working is whether a process with workers on it beat within
+	// SeenAliveFor; Waiting is how many jobs wait in its queue; Stranded
+	// says, when some wait and none of its workers is alive, that nothing
+	// runs them and what to do.
+	Working  bool   `json:"working"`
+	Waiting  int64  `json:"waiting"`
+	Stranded string `json:"stranded,omitempty"`
 }
 
 // Seen records this process's host as seen now; a host marked gone that is
 // seen again is no longer gone.
 func (h *Hosts) Seen(ctx context.Context) error {
-	if err := h.st.HostSeen(ctx, h.st.Pool, db.HostSeenParams{Name: h.host, At: h.now()}); err != nil {
+	if err := h.seen(ctx); err != nil {
 		return fmt.Errorf("record host %s as seen: %w", h.host, err)
 	}
 	return nil
@@ -101,8 +108,9 @@ func (h *Hosts) view(ctx context.Context, r db.Host) (Host, error) {
 	if err != nil {
 		return Host{}, fmt.Errorf("count host %s's boxes: %w", r.Name, err)
 	}
-	return Host{Name: r.Name, FirstSeen: r.FirstSeenAt, LastSeen: r.LastSeenAt, GoneAt: r.GoneAt,
-		Alive: h.now().Sub(r.LastSeenAt) < SeenAliveFor, This: r.Name == h.host, Boxes: n}, nil
+	v := Host{Name: r.Name, FirstSeen: r.FirstSeenAt, LastSeen: r.LastSeenAt, GoneAt: r.GoneAt,
+		Alive: h.now().Sub(r.LastSeenAt) < SeenAliveFor, This: r.Name == h.host, Boxes: n}
+	return v, h.stranded(ctx, r, &v)
 }
 
 // mayGoTo refuses a host boxes cannot go to: one not recorded, or one

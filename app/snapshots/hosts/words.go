@@ -151,3 +151,14 @@ func UnshippedWords(n int) string {
 	return fmt.Sprintf("%s not in the content store yet: taken before it was set, on this host alone. This host ships them, %d every %s, oldest first, while boxsnap serve or work runs here; until its newest is shipped, a box cannot move.",
 		what, BackfillPerRun, agoWords(BackfillEvery))
 }
+
+// noWorkerWords says that n jobs wait in host's queue and no worker of
+// host's is alive to run them, and what to do: the Hosts page and the API
+// say it.
+func noWorkerWords(host string, n int64) string {
+	what, them := fmt.Sprintf("%d jobs wait", n), "them"
+	if n == 1 {
+		what, them = "1 job waits", "it"
+	}
+	return fmt.Sprintf("%s for host %s and no worker of it is alive to run %s: start boxsnap work (or boxsnap serve with its workers) on %s, or move its boxes to another host.", what, host, them, host)
+}
