@@ -24,10 +24,13 @@ func (h *Hosts) UseTemplates(t Templates) { h.templates = t }
 
 // carriedSpec is what b's guest is made with on this host before it is
 // restored from sn: how b ran when sn was taken, as the backend recorded
-// it in sn (its command, user, limits and network), else what b was made
-// from (its command, and its box template's user, limits and network as
-// the template is now); with the environment of its box template as it is
-// now, when it still exists, since no record keeps one.
+// it in sn (its command, user, limits and network), else as the database
+// recorded it when b was made (recordedRun), else what b was made from
+// (its command, and its box template's user, limits and network as the
+// template is now); with the environment the database recorded when b
+// was made, or, for a box made before that was recorded, its box
+// template's as it is now, when it still exists. Never its published
+// ports: on this host they could be another's.
 func (h *Hosts) carriedSpec(ctx context.Context, b *snapshots.Box, be snapshots.Backend, sn *snapshots.Snapshot) (providers.BoxSpec, error) {
 	spec := providers.BoxSpec{}
 	recorded := false
@@ -38,6 +41,18 @@ func (h *Hosts) carriedSpec(ctx context.Context, b *snapshots.Box, be snapshots.
 		}
 	}
 	spec.Box = providers.BoxIdentity{ID: b.GuestRef, Name: b.Name, Kind: b.Kind}
+	spec.Publish = nil
+	run, made, err := h.recordedRun(ctx, b)
+	if err != nil {
+		return spec, err
+	}
+	if made {
+		spec.Env = maps.Clone(run.Env)
+		if !recorded {
+			spec.Command, spec.User, spec.Limits, spec.NoNetwork = run.Command, run.User, run.Limits, run.NoNetwork
+		}
+		return spec, nil
+	}
 	mf, err := h.st.MadeFromByBox(ctx, h.st.Pool, b.ID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return spec, nil
