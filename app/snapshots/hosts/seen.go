@@ -10,6 +10,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
@@ -156,30 +157,60 @@ func (h *Hosts) Working(ctx context.Context) ([]string, error) {
 	}
 	var out []string
 	for _, r := range rows {
-		if r.GoneAt == nil && h.working(r) {
+		if r.GoneAt == nil && workersAlive(r, h.now()) {
 			out = append(out, r.Name)
 		}
 	}
 	return out, nil
 }
 
-// working says whether host r's workers beat within SeenAliveFor.
-func (h *Hosts) working(r db.Host) bool {
-	return r.WorkedAt != nil && h.now().Sub(*r.WorkedAt) < SeenAliveFor
+// workersAlive says whether host r's workers beat within SeenAliveFor of
+// now.
+func workersAlive(r db.Host, now time.Time) bool {
+	return r.WorkedAt != nil && now.Sub(*r.WorkedAt) < SeenAliveFor
 }
 
-// stranded fills in v what host r's queue holds that no live worker runs:
-// the jobs waiting there, and, when some wait and r's workers did not beat
-// lately, words that say so and what to do.
+// stranded fills in v what host r's queue holds that no live worker runs
+// (strandedOf).
 func (h *Hosts) stranded(ctx context.Context, r db.Host, v *Host) error {
-	v.Working = h.working(r)
-	n, err := h.st.HostQueueWaiting(ctx, h.st.Pool, operations.HostQueue(r.Name))
+	var err error
+	v.Working, v.Waiting, v.Stranded, err = strandedOf(ctx, h.st, r, h.now())
+	return err
+}
+
+// strandedOf is whether host r's workers beat within SeenAliveFor of now,
+// how many jobs wait in its queue, and, when some wait, none of its
+// workers is alive and r is not marked gone, words that say so and what
+// to do.
+func strandedOf(ctx context.Context, st *store.Store, r db.Host, now time.Time) (working bool, waiting int64, words string, err error) {
+	working = workersAlive(r, now)
+	waiting, err = st.HostQueueWaiting(ctx, st.Pool, operations.HostQueue(r.Name))
 	if err != nil {
-		return fmt.Errorf("count the jobs waiting for host %s: %w", r.Name, err)
+		return working, 0, "", fmt.Errorf("count the jobs waiting for host %s: %w", r.Name, err)
 	}
-	v.Waiting = n
-	if n > 0 && !v.Working && r.GoneAt == nil {
-		v.Stranded = noWorkerWords(r.Name, n)
+	if waiting > 0 && !working && r.GoneAt == nil {
+		words = noWorkerWords(r.Name, waiting)
 	}
-	return nil
+	return working, waiting, words, nil
+}
+
+// Stranded is, for boxsnap doctor, what each host's queue holds that no
+// live worker of it runs, in words, a host a line; none when every host
+// with jobs waiting has a live worker.
+func Stranded(ctx context.Context, st *store.Store, now time.Time) ([]string, error) {
+	rows, err := st.Hosts(ctx, st.Pool)
+	if err != nil {
+		return nil, fmt.Errorf("read the hosts: %w", err)
+	}
+	var out []string
+	for _, r := range rows {
+		_, _, words, err := strandedOf(ctx, st, r, now)
+		if err != nil {
+			return out, err
+		}
+		if words != "" {
+			out = append(out, words)
+		}
+	}
+	return out, nil
 }
