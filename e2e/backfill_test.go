@@ -212,7 +212,7 @@ func TestHostsBackfillThroughTheBinary(t *testing.T) {
 	_, baseA = h.start("host-a", store, "serve")
 	_, baseB = h.start("host-b", store, "serve")
 	started := time.Now()
-	everyShipped := hosts.UnshippedWords(0)
+	everyShipped := hosts.UnshippedWords(0, 0)
 	waitPageSays(ctx, t, signedIn(ctx, t, baseA), "/settings/hosts", everyShipped, 3*time.Minute)
 	waitPageSays(ctx, t, signedIn(ctx, t, baseB), "/settings/hosts", everyShipped, 3*time.Minute)
 	t.Logf("every snapshot of both hosts in the bucket %s after the restart", time.Since(started).Round(time.Second))

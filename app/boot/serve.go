@@ -95,6 +95,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if cfg.Workers {
 		s.hosts.RunsWorkers()
 	}
+	s.hosts.UseBackfillEvery(cfg.Intervals.Hosts)
 	if err := s.hosts.Seen(ctx); err != nil {
 		return err
 	}

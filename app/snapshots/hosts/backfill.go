@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
@@ -62,7 +63,7 @@ func (h *Hosts) shipped(ctx context.Context, b *snapshots.Box, be snapshots.Back
 		return fmt.Errorf("ask the content store for snapshot %s: %w", sn.Name, err)
 	}
 	if !in {
-		return &snapshots.Refusal{Code: snapshots.CodeConflict, Words: notShippedWords(b.Name, sn.Name, from), TryAgain: true}
+		return &snapshots.Refusal{Code: snapshots.CodeConflict, Words: notShippedWords(b.Name, sn.Name, from, h.backfillEvery), TryAgain: true}
 	}
 	return nil
 }
@@ -84,5 +85,10 @@ func (h *Hosts) Backlog(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return UnshippedWords(n), nil
+	return UnshippedWords(n, h.backfillEvery), nil
 }
+
+// UseBackfillEvery tells the hosts how often each host's own work is
+// queued (BOXSNAP_HOSTS_INTERVAL), for the words that say when a snapshot
+// from before the content store ships; BackfillEvery until it is called.
+func (h *Hosts) UseBackfillEvery(every time.Duration) { h.backfillEvery = every }

@@ -22,6 +22,9 @@ type Hosts struct {
 	// carries none.
 	templates Templates
 	host      string
+	// backfillEvery is how often each host's own work is queued
+	// (UseBackfillEvery); 0 is BackfillEvery.
+	backfillEvery time.Duration
 	// works is whether this process runs River's workers (RunsWorkers).
 	works  bool
 	now    func() time.Time
