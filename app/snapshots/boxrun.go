@@ -7,10 +7,11 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// BoxRun is how a box runs, as it was made: the database keeps it
-// (box_runs) so a box moved or taken over onto another host is made there
-// running as it did, its environment included, which no snapshot records.
-// Published ports are not in it: on another host they could collide.
+// BoxRun is how a box runs, as it was made or last reset: the database
+// keeps it (box_runs) so a box moved or taken over onto another host is
+// made there running as it did, its environment included, which no
+// snapshot records. Published ports are not in it: on another host they
+// could collide.
 type BoxRun struct {
 	Command   string              `json:"command,omitempty"`
 	User      string              `json:"user,omitempty"`

@@ -12,6 +12,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	forks "github.com/boxsnap/boxsnap/app/snapshots/fork"
+	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -106,5 +107,53 @@ func TestMovedBoxCarriesItsRecordedRun(t *testing.T) {
 		if strings.Contains(s, secret) {
 			t.Fatalf("the box's secret is shown: %.2000s", s)
 		}
+	}
+}
+
+// TestMovedBoxCarriesTheRunItWasResetTo: a box reset after its template's
+// environment changed runs with the new environment, and a move onto
+// another host then carries that one, not the one it was made with.
+func TestMovedBoxCarriesTheRunItWasResetTo(t *testing.T) {
+	ctx := context.Background()
+	a, b := twoHosts(t, coretest.Options{})
+	tmpl := snapshots.BoxTemplate{Name: "keyed", Backend: "local", Kind: "linux", Command: runsCmd,
+		Env: map[string]string{"GREETING": "as-made"}}
+	if err := a.Boxes.SaveTemplate(ctx, snapshots.Owner(), tmpl); err != nil {
+		t.Fatal(err)
+	}
+	box, err := a.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "reset-box", Template: "keyed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl.Env = map[string]string{"GREETING": "as-reset"}
+	if err := a.Boxes.SaveTemplate(ctx, snapshots.Owner(), tmpl); err != nil {
+		t.Fatal(err)
+	}
+	rop, err := a.Restores.Resets().Reset(ctx, snapshots.Owner(), restore.ResetRequest{Box: "reset-box", Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rop = a.Wait(t, rop); rop.State != snapshots.OpDone {
+		t.Fatalf("reset: %s %s", rop.State, coretest.Deref(rop.Error))
+	}
+	if env := ranAs(t, a, box.GuestRef)["env"]; !strings.Contains(env, "GREETING=as-reset\n") {
+		t.Fatalf("on host-a after the reset:\n%s", env)
+	}
+	a.TakeReady(t, snapshots.Owner(), "reset-box", "as reset")
+	_ = a.Local.Stop(ctx, providers.Guest{Backend: "local", Kind: "linux", Ref: box.GuestRef})
+	// The template changes again: the box carries what it was reset to.
+	tmpl.Env = map[string]string{"GREETING": "changed-after"}
+	if err := a.Boxes.SaveTemplate(ctx, snapshots.Owner(), tmpl); err != nil {
+		t.Fatal(err)
+	}
+	op, err := b.Hosts.Move(ctx, snapshots.Owner(), "reset-box", "host-b")
+	if err != nil {
+		t.Fatalf("move: %v", err)
+	}
+	if op = b.Wait(t, op); op.State != snapshots.OpDone {
+		t.Fatalf("move's restore: %s %s", op.State, coretest.Deref(op.Error))
+	}
+	if env := ranAs(t, b, box.GuestRef)["env"]; !strings.Contains(env, "GREETING=as-reset\n") {
+		t.Errorf("on host-b the moved box's environment is not the one it was reset to:\n%s", env)
 	}
 }
