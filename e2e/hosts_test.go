@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,8 +17,11 @@ import (
 // its own data folder, on one database: host-a's web process (no workers)
 // and host-b's serve (with workers). A box made on host-a is owned by it;
 // its take, asked on host-a, waits in host-a's queue while host-b, working
-// all along, runs a take of its own box asked later. A worker of host-a's
-// (boxsnap work, on host-a's data folder) then runs it.
+// all along, runs a take of its own box asked later, and the hosts, asked
+// on host-b and by boxsnap doctor there, say the take waits for host-a
+// with no live worker to run it.
+// A worker of host-a's (boxsnap work, on host-a's data folder) then runs
+// it.
 func TestTwoHostsOneDatabase(t *testing.T) {
 	if _, err := exec.LookPath("pg_ctl"); err != nil {
 		if _, err := os.Stat("/usr/lib/postgresql"); err != nil {
@@ -131,6 +135,12 @@ func TestTwoHostsOneDatabase(t *testing.T) {
 	if op.Operation.State != "running" || op.Operation.Step != "queued" {
 		t.Fatalf("host-a's box's take, after host-b ran a later take: %+v; host-b must not run it", op.Operation)
 	}
+	stranded := strandedOnA(ctx, t, onB)
+	doctor := exec.CommandContext(ctx, bin, "doctor")
+	doctor.Env = append(os.Environ(), "DATABASE_URL="+dsn, "BOXSNAP_HOST=host-b", "BOXSNAP_DATA_DIR="+filepath.Join(root, "host-b"), "BOXSNAP_LOCAL_DISK_IMAGES=false")
+	if out, _ := doctor.CombinedOutput(); !strings.Contains(string(out), "hosts' workers") || !strings.Contains(string(out), stranded) {
+		t.Fatalf("boxsnap doctor on host-b does not say host-a's take waits with no worker (%q):\n%s", stranded, out)
+	}
 
 	host("host-a", freePort(t), "work")
 	deadline := time.Now().Add(2 * time.Minute)
@@ -150,4 +160,28 @@ func tail(s string, n int) string {
 		return s
 	}
 	return fmt.Sprintf("…%s", s[len(s)-n:])
+}
+
+// strandedOnA checks, through api, that host-a's queue holds one job and
+// no worker of host-a's is alive to run it, in words, and that host-b's
+// workers are alive; it answers those words.
+func strandedOnA(ctx context.Context, t *testing.T, api *soakHTTP) string {
+	t.Helper()
+	var ans struct {
+		Hosts []struct {
+			Name     string `json:"name"`
+			Working  bool   `json:"working"`
+			Waiting  int64  `json:"waiting"`
+			Stranded string `json:"stranded"`
+		} `json:"hosts"`
+	}
+	if err := api.do(ctx, "GET", "/api/v1/hosts", nil, &ans); err != nil {
+		t.Fatal(err)
+	}
+	want := "1 job waits for host host-a and no worker of it is alive to run it: start boxsnap work (or boxsnap serve with its workers) on host-a, or move its boxes to another host."
+	if len(ans.Hosts) != 2 || ans.Hosts[0].Working || ans.Hosts[0].Waiting != 1 || ans.Hosts[0].Stranded != want ||
+		!ans.Hosts[1].Working || ans.Hosts[1].Stranded != "" {
+		t.Fatalf("GET /api/v1/hosts with host-a's take waiting and no worker on host-a: %+v; want host-a to say %q", ans.Hosts, want)
+	}
+	return want
 }

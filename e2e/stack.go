@@ -136,6 +136,9 @@ func Start(ctx context.Context, pool *pgxpool.Pool, opts StackOptions) (*Stack, 
 		return nil, err
 	}
 	// This process is a host, as serve's is: the Hosts page lists it.
+	if !opts.NoWorkers {
+		sm.Hosts.RunsWorkers()
+	}
 	if err := sm.Hosts.Seen(ctx); err != nil {
 		return nil, err
 	}

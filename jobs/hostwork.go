@@ -4,27 +4,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
 	"github.com/boxsnap/boxsnap/app/operations"
-	"github.com/boxsnap/boxsnap/app/snapshots/hosts"
 )
 
 // Work that reads a host's own disk runs on that host: River's leader
 // enqueues each periodic job once, on any process, so the "hosts" sweep
-// (run anywhere) puts a "host-work" run on the queue of each live host
-// (operations.HostQueue), which only that host's workers take.
+// (run anywhere) puts a "host-work" run on the queue of each host whose
+// workers are alive (operations.HostQueue), which only that host's
+// workers take: a host seen through its web process alone gets none.
 
-// hostSweeps are the fan-out onto the live hosts and each host's own work,
-// when the hosts are known.
-func hostSweeps(d Deps) []sweep {
+// hostSweeps are the fan-out onto the live hosts, every so often, and each
+// host's own work, when the hosts are known.
+func hostSweeps(d Deps, every time.Duration) []sweep {
 	if d.Hosts == nil {
 		return nil
 	}
 	return []sweep{
-		{name: "hosts", every: hosts.BackfillEvery, run: fanOut},
+		{name: "hosts", every: every, run: fanOut},
 		{name: hostWork, onHost: true, run: func(ctx context.Context, d Deps) error {
 			shipped, left, err := d.Hosts.Backfill(ctx)
 			if shipped > 0 || left > 0 {
@@ -61,7 +62,7 @@ func queueOnHosts(ctx context.Context, d Deps, name string, self bool) error {
 	if err != nil {
 		return fmt.Errorf("queue %s on the hosts: %w", name, err)
 	}
-	alive, err := d.Hosts.Alive(ctx)
+	alive, err := d.Hosts.Working(ctx)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/boxsnap/boxsnap/app/snapshots/hosts"
 	"github.com/boxsnap/boxsnap/app/snapshots/sweeps"
 )
 
@@ -41,7 +42,7 @@ const (
 // hand the settings over as they are (BOXSNAP_*_INTERVAL); tests shorten
 // them.
 type Intervals struct {
-	Recover, Reconcile, Outside, Room, Expiry, Trash, Housekeeping, Automatic, Thinning time.Duration
+	Recover, Reconcile, Outside, Room, Expiry, Trash, Housekeeping, Automatic, Thinning, Hosts time.Duration
 }
 
 // orDefaults fills each zero interval with its default.
@@ -60,6 +61,7 @@ func (i Intervals) orDefaults() Intervals {
 	or(&i.Housekeeping, HousekeepingInterval)
 	or(&i.Automatic, AutomaticInterval)
 	or(&i.Thinning, ThinInterval)
+	or(&i.Hosts, hosts.BackfillEvery)
 	return i
 }
 
@@ -95,7 +97,7 @@ func sweepTable(d Deps) []sweep {
 		return err
 	}}}
 	out = append(out, contentSweeps(d)...)
-	out = append(out, hostSweeps(d)...)
+	out = append(out, hostSweeps(d, every.Hosts)...)
 	if d.Core == nil {
 		return out
 	}

@@ -81,5 +81,5 @@ func backlogResult(ctx context.Context, cfg config.Config) doctor.Result {
 		return doctor.Result{Name: name, Detail: "the snapshots in " + cfg.LocalRoot + " could not be counted: " + err.Error(),
 			Fix: "check that boxsnap can read " + cfg.LocalRoot}
 	}
-	return doctor.Result{Name: name, OK: true, Detail: hosts.UnshippedWords(n)}
+	return doctor.Result{Name: name, OK: true, Detail: hosts.UnshippedWords(n, cfg.Intervals.Hosts)}
 }

@@ -24,7 +24,7 @@ func TestDoctorChecksTheContentStore(t *testing.T) {
 	if len(got) != 2 || !got[0].OK || !strings.Contains(got[0].Detail, "an object was written, read back whole and deleted") {
 		t.Fatalf("the doctor on a good bucket: %+v", got)
 	}
-	if want := hosts.UnshippedWords(1); got[1].Detail != want || !strings.HasPrefix(want, "1 snapshot on this host is not in the content store yet") {
+	if want := hosts.UnshippedWords(1, 0); got[1].Detail != want || !strings.HasPrefix(want, "1 snapshot on this host is not in the content store yet") {
 		t.Fatalf("the doctor on a host with a snapshot taken before the content store: %+v, want %q", got[1], want)
 	}
 	for _, bad := range []struct {

@@ -56,6 +56,12 @@ func Doctor(ctx context.Context, cfg config.Config, logger *slog.Logger, w io.Wr
 		}
 		return []doctor.Result{{Name: "migrations", OK: true, Detail: fmt.Sprintf("%d applied, none pending", st.AppApplied)}}
 	}
+	hostsCheck := func(ctx context.Context) []doctor.Result {
+		if database == nil {
+			return nil
+		}
+		return []doctor.Result{workersResult(ctx, database)}
+	}
 	localCheck := func(ctx context.Context) []doctor.Result {
 		if err := local.MakeFolder(cfg.LocalRoot); err != nil {
 			return []doctor.Result{{Name: "backend local", Detail: fmt.Sprintf("%s cannot be made: %s", cfg.LocalRoot, shortErr(err)),
@@ -107,7 +113,7 @@ func Doctor(ctx context.Context, cfg config.Config, logger *slog.Logger, w io.Wr
 	qemuCheck := func(ctx context.Context) []doctor.Result {
 		return qemuResults(ctx, cfg, installID(ctx, database, logger), logger)
 	}
-	ok := doctor.Run(ctx, w, databaseCheck, migrationsCheck, localCheck, contentStoreCheck(cfg), packIndexCheck(cfg, &database), proxmoxCheck, dockerCheck, qemuCheck)
+	ok := doctor.Run(ctx, w, databaseCheck, migrationsCheck, hostsCheck, localCheck, contentStoreCheck(cfg), packIndexCheck(cfg, &database), proxmoxCheck, dockerCheck, qemuCheck)
 	if database != nil {
 		database.Close(context.WithoutCancel(ctx))
 	}

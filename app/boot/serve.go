@@ -90,7 +90,12 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.
 	if err := c.core.RegisterBackends(ctx); err != nil {
 		return err
 	}
-	// The host is seen before any job runs, and while the process lives.
+	// The host is seen before any job runs, and while the process lives;
+	// its workers too when this process runs them.
+	if cfg.Workers {
+		s.hosts.RunsWorkers()
+	}
+	s.hosts.UseBackfillEvery(cfg.Intervals.Hosts)
 	if err := s.hosts.Seen(ctx); err != nil {
 		return err
 	}

@@ -21,7 +21,8 @@ func move(ctx context.Context, c *client, pos []string, _ any, out io.Writer) er
 }
 
 // hostList is `box hosts`: each host, when it was last seen, and what it
-// owns.
+// owns; under a host whose queue holds work no live worker runs, the words
+// that say so.
 func hostList(ctx context.Context, c *client, _ []string, _ any, out io.Writer) error {
 	var ans wire.HostsAnswer
 	if err := c.do(ctx, "GET", "/hosts", nil, &ans); err != nil {
@@ -40,6 +41,11 @@ func hostList(ctx context.Context, c *client, _ []string, _ any, out io.Writer) 
 		}
 		if _, err := fmt.Fprintf(out, "%s%s: %s, %d boxes\n", h.Name, this, state, h.Boxes); err != nil {
 			return err
+		}
+		if h.Stranded != "" {
+			if _, err := fmt.Fprintf(out, "  %s\n", h.Stranded); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

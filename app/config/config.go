@@ -140,8 +140,13 @@ const MinRetryKeysKeptFor = time.Hour
 // Intervals are the periodic jobs' intervals, one a job (jobs.Intervals has
 // the same fields). Sessions and set-up links are swept with housekeeping.
 type Intervals struct {
-	Recover, Reconcile, Outside, Room, Expiry, Trash, Housekeeping, Automatic, Thinning time.Duration
+	Recover, Reconcile, Outside, Room, Expiry, Trash, Housekeeping, Automatic, Thinning, Hosts time.Duration
 }
+
+// MinHostsInterval bounds the hosts' interval from below: each run puts a
+// run of work on every live host's queue, which ships up to 20 snapshots,
+// so a shorter one only queues work that finds the last still running.
+const MinHostsInterval = 5 * time.Second
 
 // intervalSettings are the intervals' settings: variable, flag, default and
 // the field each sets.
@@ -158,6 +163,7 @@ var intervalSettings = []struct {
 	{"BOXSNAP_HOUSEKEEPING_INTERVAL", "housekeeping-interval", "1h", "how often sessions, set-up links, old records and the box log are cleaned", func(i *Intervals) *time.Duration { return &i.Housekeeping }},
 	{"BOXSNAP_AUTOMATIC_INTERVAL", "automatic-interval", "5s", "how often boxsnap looks for running boxes due an automatic snapshot (each box is asked at its backend's cadence)", func(i *Intervals) *time.Duration { return &i.Automatic }},
 	{"BOXSNAP_THINNING_INTERVAL", "thinning-interval", "1m", "how often automatic history is thinned", func(i *Intervals) *time.Duration { return &i.Thinning }},
+	{"BOXSNAP_HOSTS_INTERVAL", "hosts-interval", "5m", "how often each live host's own work is queued on it: shipping its snapshots from before the content store (at least 5s)", func(i *Intervals) *time.Duration { return &i.Hosts }},
 }
 
 // Setting describes one setting for the README and --help.
@@ -310,6 +316,9 @@ func (c *Config) read(r rawSettings, getenv func(string) string) []error {
 			continue
 		}
 		*i.field(&c.Intervals) = d
+	}
+	if c.Intervals.Hosts > 0 && c.Intervals.Hosts < MinHostsInterval {
+		errs = append(errs, fmt.Errorf("--hosts-interval (BOXSNAP_HOSTS_INTERVAL) must be at least %s, not %s", MinHostsInterval, c.Intervals.Hosts))
 	}
 	if c.Workers, err = strconv.ParseBool(*r.workers); err != nil {
 		errs = append(errs, fmt.Errorf("--workers (BOXSNAP_WORKERS) must be true or false, not %q", *r.workers))

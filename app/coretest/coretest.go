@@ -224,6 +224,9 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 			return nil, err
 		}
 	}
+	if !opts.NoWorkers {
+		sm.Hosts.RunsWorkers()
+	}
 	if err := sm.Hosts.Seen(ctx); err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ func TestHostsPageSaysTheBacklog(t *testing.T) {
 	s := newSite(t, coretest.Options{ContentStore: &ship.Remote{Objects: bucket, Keys: bucket.Config()}})
 	s.env.Box(t, snapshots.Owner(), "amber-fox")
 	s.env.TakeReady(t, snapshots.Owner(), "amber-fox", "one")
-	want := "<p>" + hosts.UnshippedWords(0) + "</p>"
+	want := "<p>" + hosts.UnshippedWords(0, 0) + "</p>"
 	if page := s.do(t, "GET", "/settings/hosts", nil, nil).Body.String(); !strings.Contains(page, want) {
 		t.Fatalf("the Hosts page with a content store lacks %q:\n%s", want, page)
 	}

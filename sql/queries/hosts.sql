@@ -8,6 +8,18 @@
 INSERT INTO hosts (name, first_seen_at, last_seen_at) VALUES (@name, @at, @at)
 ON CONFLICT (name) DO UPDATE SET last_seen_at = greatest(hosts.last_seen_at, @at), gone_at = NULL, gone_by = NULL;
 
+-- name: HostWorkerSeen :exec
+-- A process with River's workers on this host is alive now: the host is
+-- seen, and its workers too.
+INSERT INTO hosts (name, first_seen_at, last_seen_at, worked_at) VALUES (@name, @at, @at, @at)
+ON CONFLICT (name) DO UPDATE SET last_seen_at = greatest(hosts.last_seen_at, @at),
+    worked_at = greatest(hosts.worked_at, @at), gone_at = NULL, gone_by = NULL;
+
+-- name: HostQueueWaiting :one
+-- The jobs waiting in one host's queue for a worker of that host.
+SELECT count(*) FROM river_job
+WHERE queue = @queue::text AND state IN ('available', 'scheduled', 'retryable', 'pending');
+
 -- name: HostByName :one
 SELECT * FROM hosts WHERE name = $1;
 

@@ -17,4 +17,5 @@ func (s *Boxes) recordMadeFrom(ctx context.Context, boxID, template string, spec
 	if err := s.st.MadeFromInsert(ctx, s.st.Pool, db.MadeFromInsertParams{BoxID: boxID, Template: template, Source: spec.Template, Command: spec.Command}); err != nil {
 		s.logger.Warn("record what a box was made from", "box", boxID, "err", err)
 	}
+	s.recordRun(ctx, boxID, spec)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
@@ -62,25 +63,9 @@ func (h *Hosts) shipped(ctx context.Context, b *snapshots.Box, be snapshots.Back
 		return fmt.Errorf("ask the content store for snapshot %s: %w", sn.Name, err)
 	}
 	if !in {
-		return &snapshots.Refusal{Code: snapshots.CodeConflict, Words: notShippedWords(b.Name, sn.Name, from), TryAgain: true}
+		return &snapshots.Refusal{Code: snapshots.CodeConflict, Words: notShippedWords(b.Name, sn.Name, from, h.backfillEvery), TryAgain: true}
 	}
 	return nil
-}
-
-// Alive lists the hosts seen within SeenAliveFor and not marked gone: the
-// hosts whose own work (HostWork) is due on their queues.
-func (h *Hosts) Alive(ctx context.Context) ([]string, error) {
-	rows, err := h.st.Hosts(ctx, h.st.Pool)
-	if err != nil {
-		return nil, fmt.Errorf("read the hosts: %w", err)
-	}
-	var out []string
-	for _, r := range rows {
-		if r.GoneAt == nil && h.now().Sub(r.LastSeenAt) < SeenAliveFor {
-			out = append(out, r.Name)
-		}
-	}
-	return out, nil
 }
 
 // Backlog is what the Hosts page says of this host's snapshots not in the
@@ -100,5 +85,10 @@ func (h *Hosts) Backlog(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return UnshippedWords(n), nil
+	return UnshippedWords(n, h.backfillEvery), nil
 }
+
+// UseBackfillEvery tells the hosts how often each host's own work is
+// queued (BOXSNAP_HOSTS_INTERVAL), for the words that say when a snapshot
+// from before the content store ships; BackfillEvery until it is called.
+func (h *Hosts) UseBackfillEvery(every time.Duration) { h.backfillEvery = every }

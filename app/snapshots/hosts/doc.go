@@ -15,11 +15,15 @@
 // move or a takeover is refused in words where it is not. The box's guest
 // is made on the new host first, running as the box ran when that
 // snapshot was taken (providers.Carried: its command, user, limits and
-// network), with its box template's environment, which no snapshot keeps.
+// network), with the environment the database recorded when the box (or
+// the box it was forked from) was made (recordedRun), which no snapshot
+// keeps, and never its published ports, which could collide there.
 // A snapshot taken before the content store was set is on its host alone:
-// each live host's own work ships them (Backfill, run on its queue by the
-// jobs' fan-out over Alive), a move from such a snapshot is refused in
-// words, and Backlog says how many wait. A host that does not hold a
+// each host's own work ships them (Backfill, run on its queue by the
+// jobs' fan-out over Working, the hosts whose workers beat lately; a host
+// whose queue holds work no live worker runs is Stranded in words), a
+// move from such a snapshot is refused in words, and Backlog says how
+// many wait. A host that does not hold a
 // snapshot asks the database's record before fetching it (MayFetch), so a
 // deleted one stays deleted on every host.
 //

@@ -22,8 +22,13 @@ type Hosts struct {
 	// carries none.
 	templates Templates
 	host      string
-	now       func() time.Time
-	logger    *slog.Logger
+	// backfillEvery is how often each host's own work is queued
+	// (UseBackfillEvery); 0 is BackfillEvery.
+	backfillEvery time.Duration
+	// works is whether this process runs River's workers (RunsWorkers).
+	works  bool
+	now    func() time.Time
+	logger *slog.Logger
 }
 
 // kernel is what the hosts use of the core's kernel: the boxes and their

@@ -68,10 +68,19 @@ func noSnapshotWords(box string) string {
 }
 
 // notShippedWords: a move or a takeover of a box whose newest snapshot was
-// taken before the content store was set, so is on its host alone.
-func notShippedWords(box, snapshot, host string) string {
+// taken before the content store was set, so is on its host alone, which
+// ships such snapshots every so often (every; 0 is BackfillEvery).
+func notShippedWords(box, snapshot, host string, every time.Duration) string {
 	return fmt.Sprintf("%s's newest snapshot ‘%s’ is not in the content store yet: it was taken before the store was set. Host %s ships it within %s, oldest first; move the box once it is there.",
-		box, snapshot, host, agoWords(BackfillEvery))
+		box, snapshot, host, agoWords(orBackfillEvery(every)))
+}
+
+// orBackfillEvery is every, or BackfillEvery when every is not above 0.
+func orBackfillEvery(every time.Duration) time.Duration {
+	if every <= 0 {
+		return BackfillEvery
+	}
+	return every
 }
 
 // busyWords: a move of a box with an operation running.
@@ -138,9 +147,10 @@ func TakenOverWords(r *TakeOverResult) string {
 }
 
 // UnshippedWords says how many snapshots on this host are not in the
-// content store yet, and what happens to them: boxsnap doctor and the
-// Hosts page say it.
-func UnshippedWords(n int) string {
+// content store yet, and what happens to them, this host's work running
+// every (BOXSNAP_HOSTS_INTERVAL; 0 is BackfillEvery): boxsnap doctor and
+// the Hosts page say it.
+func UnshippedWords(n int, every time.Duration) string {
 	if n == 0 {
 		return "Every snapshot on this host is in the content store."
 	}
@@ -149,5 +159,16 @@ func UnshippedWords(n int) string {
 		what = "1 snapshot on this host is"
 	}
 	return fmt.Sprintf("%s not in the content store yet: taken before it was set, on this host alone. This host ships them, %d every %s, oldest first, while boxsnap serve or work runs here; until its newest is shipped, a box cannot move.",
-		what, BackfillPerRun, agoWords(BackfillEvery))
+		what, BackfillPerRun, agoWords(orBackfillEvery(every)))
+}
+
+// noWorkerWords says that n jobs wait in host's queue and no worker of
+// host's is alive to run them, and what to do: the Hosts page and the API
+// say it.
+func noWorkerWords(host string, n int64) string {
+	what, them := fmt.Sprintf("%d jobs wait", n), "them"
+	if n == 1 {
+		what, them = "1 job waits", "it"
+	}
+	return fmt.Sprintf("%s for host %s and no worker of it is alive to run %s: start boxsnap work (or boxsnap serve with its workers) on %s, or move its boxes to another host.", what, host, them, host)
 }

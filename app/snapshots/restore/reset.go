@@ -324,12 +324,14 @@ func (s *Resets) resetSpec(ctx context.Context, b *snapshots.Box, p resetParams)
 // box back from its undo. stop says the run ends here, with err (nil when
 // the operation ended); otherwise the run goes on.
 func (s *Resets) freshBox(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend, rs providers.Resetter, undo *snapshots.Snapshot, p resetParams) (stop bool, err error) {
-	if err := rs.ResetGuest(ctx, snapshots.GuestOf(b), s.resetSpec(ctx, b, p)); err != nil {
+	spec := s.resetSpec(ctx, b, p)
+	if err := rs.ResetGuest(ctx, snapshots.GuestOf(b), spec); err != nil {
 		if ctx.Err() != nil {
 			return true, ctx.Err()
 		}
 		return true, s.undoReset(ctx, op, b, be, undo, p, resetWhyFresh(err))
 	}
+	s.recordResetRun(ctx, b.ID, spec)
 	if err := s.r.SetStraight(ctx, op.ID, b, be, "the reset"); err != nil {
 		return true, s.undoReset(ctx, op, b, be, undo, p, resetWhyAccess(err))
 	}

@@ -91,7 +91,7 @@ func (q *Queries) HostBoxesOwned(ctx context.Context, db DBTX, ownerHost *string
 }
 
 const hostByName = `-- name: HostByName :one
-SELECT name, first_seen_at, last_seen_at, gone_at, gone_by FROM hosts WHERE name = $1
+SELECT name, first_seen_at, last_seen_at, gone_at, gone_by, worked_at FROM hosts WHERE name = $1
 `
 
 func (q *Queries) HostByName(ctx context.Context, db DBTX, name string) (Host, error) {
@@ -103,6 +103,7 @@ func (q *Queries) HostByName(ctx context.Context, db DBTX, name string) (Host, e
 		&i.LastSeenAt,
 		&i.GoneAt,
 		&i.GoneBy,
+		&i.WorkedAt,
 	)
 	return i, err
 }
@@ -130,7 +131,7 @@ func (q *Queries) HostJobsRequeue(ctx context.Context, db DBTX, arg HostJobsRequ
 
 const hostMarkGone = `-- name: HostMarkGone :one
 UPDATE hosts SET gone_at = $1, gone_by = $2 WHERE name = $3 AND gone_at IS NULL
-RETURNING name, first_seen_at, last_seen_at, gone_at, gone_by
+RETURNING name, first_seen_at, last_seen_at, gone_at, gone_by, worked_at
 `
 
 type HostMarkGoneParams struct {
@@ -148,8 +149,22 @@ func (q *Queries) HostMarkGone(ctx context.Context, db DBTX, arg HostMarkGonePar
 		&i.LastSeenAt,
 		&i.GoneAt,
 		&i.GoneBy,
+		&i.WorkedAt,
 	)
 	return i, err
+}
+
+const hostQueueWaiting = `-- name: HostQueueWaiting :one
+SELECT count(*) FROM river_job
+WHERE queue = $1::text AND state IN ('available', 'scheduled', 'retryable', 'pending')
+`
+
+// The jobs waiting in one host's queue for a worker of that host.
+func (q *Queries) HostQueueWaiting(ctx context.Context, db DBTX, queue string) (int64, error) {
+	row := db.QueryRow(ctx, hostQueueWaiting, queue)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
 }
 
 const hostSeen = `-- name: HostSeen :exec
@@ -173,8 +188,26 @@ func (q *Queries) HostSeen(ctx context.Context, db DBTX, arg HostSeenParams) err
 	return err
 }
 
+const hostWorkerSeen = `-- name: HostWorkerSeen :exec
+INSERT INTO hosts (name, first_seen_at, last_seen_at, worked_at) VALUES ($1, $2, $2, $2)
+ON CONFLICT (name) DO UPDATE SET last_seen_at = greatest(hosts.last_seen_at, $2),
+    worked_at = greatest(hosts.worked_at, $2), gone_at = NULL, gone_by = NULL
+`
+
+type HostWorkerSeenParams struct {
+	Name string
+	At   time.Time
+}
+
+// A process with River's workers on this host is alive now: the host is
+// seen, and its workers too.
+func (q *Queries) HostWorkerSeen(ctx context.Context, db DBTX, arg HostWorkerSeenParams) error {
+	_, err := db.Exec(ctx, hostWorkerSeen, arg.Name, arg.At)
+	return err
+}
+
 const hosts = `-- name: Hosts :many
-SELECT name, first_seen_at, last_seen_at, gone_at, gone_by FROM hosts ORDER BY name
+SELECT name, first_seen_at, last_seen_at, gone_at, gone_by, worked_at FROM hosts ORDER BY name
 `
 
 func (q *Queries) Hosts(ctx context.Context, db DBTX) ([]Host, error) {
@@ -192,6 +225,7 @@ func (q *Queries) Hosts(ctx context.Context, db DBTX) ([]Host, error) {
 			&i.LastSeenAt,
 			&i.GoneAt,
 			&i.GoneBy,
+			&i.WorkedAt,
 		); err != nil {
 			return nil, err
 		}

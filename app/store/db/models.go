@@ -107,6 +107,7 @@ type Host struct {
 	LastSeenAt  time.Time
 	GoneAt      *time.Time
 	GoneBy      *string
+	WorkedAt    *time.Time
 }
 
 type Operation struct {
