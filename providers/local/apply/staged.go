@@ -1,0 +1,174 @@
+package apply
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/store"
+)
+
+// staging holds the files of a restore or fork written, with their owner
+// and mode, from the content a fetch brings, as it comes: each is its own
+// new file (never a link to the host's content, so nothing the box does to
+// it reaches the store), kept in a folder of the store's own until every
+// piece is checked, then renamed into the box's folder. Nothing in the box
+// changes before the whole fetch is checked, and a fetch that fails leaves
+// only this folder, removed.
+type staging struct {
+	dir  string
+	dfd  int
+	root bool
+	// byHash is the files of the restore to write, by their content.
+	byHash map[string][]*store.Entry
+	n      atomic.Int64
+	mu     sync.Mutex
+	// files is each staged file's name in dir, by the path it goes to.
+	files map[string]string
+	// fetched is the content brought and checked by this fetch.
+	fetched map[string]bool
+}
+
+// newStaging makes a staging folder for writes into the box's folder t,
+// or answers nil where a staged file could not be renamed into it: the
+// box's folder on a file system of its own (a disk image) is written as
+// before, from the host's content.
+func (b *Writer) newStaging(t *confined.Beneath, writes []*store.Entry, root bool) (*staging, error) {
+	if b.Fetch == nil || len(writes) == 0 {
+		return nil, nil
+	}
+	tmp := b.Path(store.DirTmp)
+	var box, st unix.Stat_t
+	if err := unix.Fstat(t.Fd, &box); err != nil {
+		return nil, err
+	}
+	if err := unix.Stat(tmp, &st); err != nil || st.Dev != box.Dev {
+		return nil, nil
+	}
+	dir, err := os.MkdirTemp(tmp, "stage-")
+	if err != nil {
+		return nil, err
+	}
+	dfd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	s := &staging{dir: dir, dfd: dfd, root: root, byHash: make(map[string][]*store.Entry),
+		files: make(map[string]string), fetched: make(map[string]bool)}
+	for _, e := range writes {
+		s.byHash[e.Hash] = append(s.byHash[e.Hash], e)
+	}
+	return s, nil
+}
+
+// put writes data, content hash checked by the fetch, into a staged file
+// for each file of the restore that holds it. It is the fetch's sink, run
+// from several goroutines at once.
+func (s *staging) put(hash string, data []byte) error {
+	for _, e := range s.byHash[hash] {
+		name := strconv.FormatInt(s.n.Add(1), 10)
+		if err := s.write(name, e, data); err != nil {
+			_ = unix.Unlinkat(s.dfd, name, 0)
+			return fmt.Errorf("write %s: %w", e.Path, err)
+		}
+		s.mu.Lock()
+		s.files[e.Path] = name
+		s.mu.Unlock()
+	}
+	s.mu.Lock()
+	s.fetched[hash] = true
+	s.mu.Unlock()
+	return nil
+}
+
+// write makes the staged file name holding data, with e's owner (as root)
+// and mode.
+func (s *staging) write(name string, e *store.Entry, data []byte) error {
+	fd, err := unix.Openat(s.dfd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return err
+	}
+	f := os.NewFile(uintptr(fd), name)
+	_, err = f.Write(data)
+	if err == nil && s.root {
+		err = f.Chown(int(e.UID), int(e.GID))
+	}
+	// Chmod after chown: a chown clears setuid and setgid.
+	if err == nil {
+		err = f.Chmod(e.FileMode())
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// wasFetched says whether this fetch brought and checked content hash.
+func (s *staging) wasFetched(hash string) bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.fetched[hash]
+}
+
+// take answers the staged file for path rel and forgets it, or "".
+func (s *staging) take(rel string) string {
+	if s == nil {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	name := s.files[rel]
+	delete(s.files, rel)
+	return name
+}
+
+// close removes the staging folder and whatever it still holds.
+func (s *staging) close() {
+	if s == nil {
+		return
+	}
+	unix.Close(s.dfd)
+	_ = os.RemoveAll(s.dir)
+}
+
+// placeStaged renames the staged file name into the box's folder t as
+// rel, beneath it through no link, and puts back its times (its owner and
+// mode were set when it was written). It gives the file's stat as it
+// leaves it.
+func (b *Writer) placeStaged(t *confined.Beneath, s *staging, name string, e *store.Entry) (unix.Stat_t, error) {
+	var st unix.Stat_t
+	dir, base := path.Split(e.Path)
+	folder := t
+	if dir != "" {
+		var err error
+		if folder, err = t.Sub(strings.TrimSuffix(dir, "/")); err != nil {
+			return st, err
+		}
+		defer folder.Close()
+	}
+	if base == "" || strings.Contains(base, "/") {
+		return st, errors.New("not a file's path")
+	}
+	if err := unix.Renameat(s.dfd, name, folder.Fd, base); err != nil {
+		return st, err
+	}
+	if err := folder.Lutimes(base, e.ATime, e.MTime); err != nil {
+		return st, fmt.Errorf("set the times of %s: %w", e.Path, err)
+	}
+	if err := folder.Lstat(base, &st); err != nil {
+		return st, err
+	}
+	return st, nil
+}
