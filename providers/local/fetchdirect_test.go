@@ -32,8 +32,13 @@ func TestForkFromTheBucketWritesWhatItChecked(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(e.dir, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	mtime := time.Date(2024, 3, 1, 12, 0, 0, 123456789, time.UTC)
 	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(e.dir, name), data, 0o640); err != nil {
+		p := filepath.Join(e.dir, name)
+		if err := os.WriteFile(p, data, 0o640); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -76,8 +81,8 @@ func TestForkFromTheBucketWritesWhatItChecked(t *testing.T) {
 			t.Fatalf("%s forked on the other host is not byte-exact (%v)", name, err)
 		}
 		fi, err := os.Stat(p)
-		if err != nil || fi.Mode().Perm() != 0o640 {
-			t.Fatalf("%s forked with mode %v (%v); want 0640", name, fi.Mode(), err)
+		if err != nil || fi.Mode().Perm() != 0o640 || !fi.ModTime().Equal(mtime) {
+			t.Fatalf("%s forked with mode %v and time %v (%v); want 0640 and %v", name, fi.Mode(), fi.ModTime(), err, mtime)
 		}
 		cached, err := os.Stat(other.ContentPath(hashOf(want)))
 		if err == nil && os.SameFile(fi, cached) {

@@ -90,8 +90,8 @@ func (s *staging) put(hash string, data []byte) error {
 	return nil
 }
 
-// write makes the staged file name holding data, with e's owner (as root)
-// and mode.
+// write makes the staged file name holding data, with e's owner (as root),
+// mode and times.
 func (s *staging) write(name string, e *store.Entry, data []byte) error {
 	fd, err := unix.Openat(s.dfd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o600)
 	if err != nil {
@@ -108,6 +108,12 @@ func (s *staging) write(name string, e *store.Entry, data []byte) error {
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		// A rename keeps a file's times: they are set here, off the
+		// box's folder, while the fetch still waits on the bucket.
+		ts := []unix.Timespec{unix.NsecToTimespec(e.ATime), unix.NsecToTimespec(e.MTime)}
+		err = unix.UtimesNanoAt(s.dfd, name, ts, unix.AT_SYMLINK_NOFOLLOW)
 	}
 	return err
 }
@@ -144,9 +150,8 @@ func (s *staging) close() {
 }
 
 // placeStaged renames the staged file name into the box's folder t as
-// rel, beneath it through no link, and puts back its times (its owner and
-// mode were set when it was written). It gives the file's stat as it
-// leaves it.
+// e.Path, beneath it through no link (its owner, mode and times were set
+// when it was written). It gives the file's stat as it leaves it.
 func (b *Writer) placeStaged(t *confined.Beneath, s *staging, name string, e *store.Entry) (unix.Stat_t, error) {
 	var st unix.Stat_t
 	dir, base := path.Split(e.Path)
@@ -163,9 +168,6 @@ func (b *Writer) placeStaged(t *confined.Beneath, s *staging, name string, e *st
 	}
 	if err := unix.Renameat(s.dfd, name, folder.Fd, base); err != nil {
 		return st, err
-	}
-	if err := folder.Lutimes(base, e.ATime, e.MTime); err != nil {
-		return st, fmt.Errorf("set the times of %s: %w", e.Path, err)
 	}
 	if err := folder.Lstat(base, &st); err != nil {
 		return st, err
