@@ -213,9 +213,13 @@ func (w *wanted) deliver(keys objstore.Config, tmpDir string, b []byte, sink Sin
 }
 
 // write puts b, checked, in the host's content as file d.content, through
-// a file in tmpDir (where the cache's eviction never looks).
+// a file in tmpDir (where the cache's eviction never looks): an unnamed
+// one where the file system makes them, else a named one renamed.
 func (d dest) write(tmpDir string, b []byte) error {
 	path := d.content
+	if done, err := writeUnnamed(tmpDir, path, b); done {
+		return err
+	}
 	f, err := os.CreateTemp(tmpDir, "fetch-")
 	if err != nil {
 		return err
