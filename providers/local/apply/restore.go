@@ -379,25 +379,30 @@ func makeNonFiles(t *confined.Beneath, ents []store.Entry, cur map[string]curren
 }
 
 // writeFiles writes the content and details of writes, in parallel, and
-// puts the stat each is left with in keys: a file stage holds is renamed
-// into place, any other is copied from the host's content.
+// puts the stat each is left with in keys: the files stage holds are
+// renamed into place, a folder at a time, and any other is copied from
+// the host's content.
 func (b *Writer) writeFiles(ctx context.Context, t *confined.Beneath, writes []*store.Entry, stage *staging, root bool, keys map[string]store.StatKey) error {
 	var mu sync.Mutex
-	return b.Parallel(ctx, len(writes), func(i int) error {
-		e := writes[i]
-		var st unix.Stat_t
-		var err error
-		if name := stage.take(e.Path); name != "" {
-			st, err = b.placeStaged(t, stage, name, e)
-		} else {
-			st, err = b.writeFile(t, e.Path, b.openContent(e.Hash), e, root)
-		}
+	put := func(e *store.Entry, st *unix.Stat_t) {
+		mu.Lock()
+		keys[e.Path] = store.KeyOf(st)
+		mu.Unlock()
+	}
+	rest, folders := stage.byFolder(writes)
+	err := b.Parallel(ctx, len(folders), func(i int) error {
+		return b.placeStaged(t, stage, folders[i], put)
+	})
+	if err != nil {
+		return err
+	}
+	return b.Parallel(ctx, len(rest), func(i int) error {
+		e := rest[i]
+		st, err := b.writeFile(t, e.Path, b.openContent(e.Hash), e, root)
 		if err != nil {
 			return fmt.Errorf("write %s: %w", e.Path, err)
 		}
-		mu.Lock()
-		keys[e.Path] = store.KeyOf(&st)
-		mu.Unlock()
+		put(e, &st)
 		return nil
 	})
 }

@@ -1,7 +1,6 @@
 package apply
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -128,16 +127,44 @@ func (s *staging) wasFetched(hash string) bool {
 	return s.fetched[hash]
 }
 
-// take answers the staged file for path rel and forgets it, or "".
-func (s *staging) take(rel string) string {
+// stagedFolder is the staged files that go into one folder of the box's
+// (dir, "" for its top).
+type stagedFolder struct {
+	dir   string
+	files []stagedFile
+}
+
+type stagedFile struct {
+	e    *store.Entry
+	name string
+}
+
+// byFolder sorts writes into the files s holds, by the folder each goes
+// into, and the rest (all of writes when s is nil).
+func (s *staging) byFolder(writes []*store.Entry) (rest []*store.Entry, folders []stagedFolder) {
 	if s == nil {
-		return ""
+		return writes, nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	name := s.files[rel]
-	delete(s.files, rel)
-	return name
+	at := make(map[string]int)
+	for _, e := range writes {
+		name, ok := s.files[e.Path]
+		if !ok {
+			rest = append(rest, e)
+			continue
+		}
+		delete(s.files, e.Path)
+		dir, _ := path.Split(e.Path)
+		i, ok := at[dir]
+		if !ok {
+			i = len(folders)
+			at[dir] = i
+			folders = append(folders, stagedFolder{dir: dir})
+		}
+		folders[i].files = append(folders[i].files, stagedFile{e, name})
+	}
+	return rest, folders
 }
 
 // close removes the staging folder and whatever it still holds.
@@ -149,28 +176,29 @@ func (s *staging) close() {
 	_ = os.RemoveAll(s.dir)
 }
 
-// placeStaged renames the staged file name into the box's folder t as
-// e.Path, beneath it through no link (its owner, mode and times were set
-// when it was written). It gives the file's stat as it leaves it.
-func (b *Writer) placeStaged(t *confined.Beneath, s *staging, name string, e *store.Entry) (unix.Stat_t, error) {
-	var st unix.Stat_t
-	dir, base := path.Split(e.Path)
+// placeStaged renames the staged files of one folder into it, the
+// folder opened once beneath the box's folder t through no link, and
+// hands put the stat each is left with (its owner, mode and times were
+// set when it was written).
+func (b *Writer) placeStaged(t *confined.Beneath, s *staging, sf stagedFolder, put func(*store.Entry, *unix.Stat_t)) error {
 	folder := t
-	if dir != "" {
+	if sf.dir != "" {
 		var err error
-		if folder, err = t.Sub(strings.TrimSuffix(dir, "/")); err != nil {
-			return st, err
+		if folder, err = t.Sub(strings.TrimSuffix(sf.dir, "/")); err != nil {
+			return fmt.Errorf("write into %s: %w", sf.dir, err)
 		}
 		defer folder.Close()
 	}
-	if base == "" || strings.Contains(base, "/") {
-		return st, errors.New("not a file's path")
+	for _, f := range sf.files {
+		base := path.Base(f.e.Path)
+		var st unix.Stat_t
+		if err := unix.Renameat(s.dfd, f.name, folder.Fd, base); err != nil {
+			return fmt.Errorf("write %s: %w", f.e.Path, err)
+		}
+		if err := folder.Lstat(base, &st); err != nil {
+			return fmt.Errorf("write %s: %w", f.e.Path, err)
+		}
+		put(f.e, &st)
 	}
-	if err := unix.Renameat(s.dfd, name, folder.Fd, base); err != nil {
-		return st, err
-	}
-	if err := folder.Lstat(base, &st); err != nil {
-		return st, err
-	}
-	return st, nil
+	return nil
 }
