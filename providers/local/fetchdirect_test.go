@@ -89,6 +89,22 @@ func TestForkFromTheBucketWritesWhatItChecked(t *testing.T) {
 			t.Fatalf("%s in the fork is the host's content file itself", name)
 		}
 	}
+	// A restore on the first host, its cache emptied, writes over the
+	// box's changed files from the bucket.
+	for name := range files {
+		if err := os.WriteFile(filepath.Join(e.dir, name), []byte("changed since"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_ = os.Remove(e.b.ContentPath(hashOf(files[name])))
+	}
+	if err := e.restore(t, ref); err != nil {
+		t.Fatalf("restore from the bucket: %v", err)
+	}
+	for name, want := range files {
+		if got, err := os.ReadFile(filepath.Join(e.dir, name)); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%s restored from the bucket is not byte-exact (%v)", name, err)
+		}
+	}
 	// A write by the box reaches none of the host's content.
 	before, _ := os.ReadFile(other.ContentPath(hashOf(files["sub/big.db"])))
 	if err := os.WriteFile(filepath.Join(dir, "sub/big.db"), []byte("the box's own"), 0o640); err != nil {

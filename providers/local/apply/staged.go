@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -19,7 +20,7 @@ import (
 // and mode, from the content a fetch brings, as it comes: each is its own
 // new file (never a link to the host's content, so nothing the box does to
 // it reaches the store), kept in a folder of the store's own until every
-// piece is checked, then renamed into the box's folder. Nothing in the box
+// piece is checked, then linked into the box's folder. Nothing in the box
 // changes before the whole fetch is checked, and a fetch that fails leaves
 // only this folder, removed.
 type staging struct {
@@ -61,6 +62,13 @@ func (b *Writer) newStaging(t *confined.Beneath, writes []*store.Entry, root boo
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
+	for i := range stagingFolders {
+		if err := unix.Mkdirat(dfd, stagingFolder(int64(i)), 0o700); err != nil {
+			unix.Close(dfd)
+			_ = os.RemoveAll(dir)
+			return nil, err
+		}
+	}
 	s := &staging{dir: dir, dfd: dfd, root: root, byHash: make(map[string][]*store.Entry),
 		files: make(map[string]string), fetched: make(map[string]bool)}
 	for _, e := range writes {
@@ -69,12 +77,20 @@ func (b *Writer) newStaging(t *confined.Beneath, writes []*store.Entry, root boo
 	return s, nil
 }
 
+// stagingFolders is how many folders the staged files are spread over:
+// a file made in a folder waits for the others made in it.
+const stagingFolders = 64
+
+// stagingFolder is the name of the folder staged file n is made in.
+func stagingFolder(n int64) string { return fmt.Sprintf("%02x", n%stagingFolders) }
+
 // put writes data, content hash checked by the fetch, into a staged file
 // for each file of the restore that holds it. It is the fetch's sink, run
 // from several goroutines at once.
 func (s *staging) put(hash string, data []byte) error {
 	for _, e := range s.byHash[hash] {
-		name := strconv.FormatInt(s.n.Add(1), 10)
+		n := s.n.Add(1)
+		name := stagingFolder(n) + "/" + strconv.FormatInt(n, 10)
 		if err := s.write(name, e, data); err != nil {
 			_ = unix.Unlinkat(s.dfd, name, 0)
 			return fmt.Errorf("write %s: %w", e.Path, err)
@@ -176,7 +192,28 @@ func (s *staging) close() {
 	_ = os.RemoveAll(s.dir)
 }
 
-// placeStaged renames the staged files of one folder into it, the
+// linkIn gives the staged file name its name base in folder, then takes
+// it out of the staging folder: a link and an unlink, not a rename, since
+// a rename from one folder to another waits on a lock the whole file
+// system shares. A path already there (a restore over a file) is
+// replaced by a rename within its own folder.
+func (s *staging) linkIn(folder *confined.Beneath, name, base string) error {
+	err := unix.Linkat(s.dfd, name, folder.Fd, base, 0)
+	if errors.Is(err, unix.EEXIST) {
+		tmp := ".boxsnap-restore-" + store.RandomSuffix()
+		if err = unix.Linkat(s.dfd, name, folder.Fd, tmp, 0); err == nil {
+			if err = unix.Renameat(folder.Fd, tmp, folder.Fd, base); err != nil {
+				_ = unix.Unlinkat(folder.Fd, tmp, 0)
+			}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return unix.Unlinkat(s.dfd, name, 0)
+}
+
+// placeStaged links the staged files of one folder into it, the
 // folder opened once beneath the box's folder t through no link, and
 // hands put the stat each is left with (its owner, mode and times were
 // set when it was written).
@@ -192,7 +229,7 @@ func (b *Writer) placeStaged(t *confined.Beneath, s *staging, sf stagedFolder, p
 	for _, f := range sf.files {
 		base := path.Base(f.e.Path)
 		var st unix.Stat_t
-		if err := unix.Renameat(s.dfd, f.name, folder.Fd, base); err != nil {
+		if err := s.linkIn(folder, f.name, base); err != nil {
 			return fmt.Errorf("write %s: %w", f.e.Path, err)
 		}
 		if err := folder.Lstat(base, &st); err != nil {
