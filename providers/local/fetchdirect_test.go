@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -41,6 +42,10 @@ func TestForkFromTheBucketWritesWhatItChecked(t *testing.T) {
 		if err := os.Chtimes(p, mtime, mtime); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// One file is another user's: the fork gives it back to them.
+	if err := os.Chown(filepath.Join(e.dir, "sub/b.bin"), 1234, 1235); err != nil {
+		t.Fatal(err)
 	}
 	_, ref := e.take(t)
 
@@ -83,6 +88,9 @@ func TestForkFromTheBucketWritesWhatItChecked(t *testing.T) {
 		fi, err := os.Stat(p)
 		if err != nil || fi.Mode().Perm() != 0o640 || !fi.ModTime().Equal(mtime) {
 			t.Fatalf("%s forked with mode %v and time %v (%v); want 0640 and %v", name, fi.Mode(), fi.ModTime(), err, mtime)
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && name == "sub/b.bin" && (st.Uid != 1234 || st.Gid != 1235) {
+			t.Fatalf("%s forked owned by %d:%d; want 1234:1235", name, st.Uid, st.Gid)
 		}
 		cached, err := os.Stat(other.ContentPath(hashOf(want)))
 		if err == nil && os.SameFile(fi, cached) {

@@ -114,7 +114,9 @@ func (s *staging) write(name string, e *store.Entry, data []byte) error {
 	}
 	f := os.NewFile(uintptr(fd), name)
 	_, err = f.Write(data)
-	if err == nil && s.root {
+	// A file root makes is root's, in a folder without setgid: only
+	// another owner needs a chown.
+	if err == nil && s.root && (e.UID != 0 || e.GID != 0) {
 		err = f.Chown(int(e.UID), int(e.GID))
 	}
 	// Chmod after chown: a chown clears setuid and setgid.
