@@ -16,8 +16,8 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
-// staging holds the files of a restore or fork written, with their owner
-// and mode, from the content a fetch brings, as it comes: each is its own
+// staging holds the files of a restore or fork written, with their owner,
+// mode and times, from the content a fetch brings, as it comes: each is its own
 // new file (never a link to the host's content, so nothing the box does to
 // it reaches the store), kept in a folder of the store's own until every
 // piece is checked, then linked into the box's folder. Nothing in the box
@@ -38,7 +38,7 @@ type staging struct {
 }
 
 // newStaging makes a staging folder for writes into the box's folder t,
-// or answers nil where a staged file could not be renamed into it: the
+// or answers nil where a staged file could not be linked into it: the
 // box's folder on a file system of its own (a disk image) is written as
 // before, from the host's content.
 func (b *Writer) newStaging(t *confined.Beneath, writes []*store.Entry, root bool) (*staging, error) {
