@@ -21,7 +21,7 @@ func useContentStore(b *Backend, cfg Config) {
 	b.Sharing.Bucket = true
 	b.Store.Fetch = b.shipper.Fetch
 	b.Store.FetchSnapshot = gatedFetch(cfg.MayFetch, b.shipper.FetchSnapshot)
-	b.Writer.Fetch = b.shipper.Fetch
+	b.Writer.Fetch = b.shipper.FetchTo
 	b.Held.Shipped = b.shipper.Shipped
 	b.Capturer.Unshipped = true
 	b.Deletes.Unname = b.shipper.Unname

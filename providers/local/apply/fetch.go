@@ -10,13 +10,18 @@ import (
 )
 
 // fetch brings the content of need this host lacks from the content
-// store before anything changes. A missing or corrupt object there marks
-// the snapshot damaged and refuses the restore or fork, nothing changed.
-func (b *Writer) fetch(ctx context.Context, m *store.Manifest, need map[string]int64) error {
+// store before anything changes, each piece handed to stage as it comes
+// when there is one. A missing or corrupt object there marks the snapshot
+// damaged and refuses the restore or fork, nothing changed.
+func (b *Writer) fetch(ctx context.Context, m *store.Manifest, need map[string]int64, stage *staging) error {
 	if b.Fetch == nil {
 		return nil
 	}
-	err := b.Fetch(ctx, need)
+	var sink func(hash string, data []byte) error
+	if stage != nil {
+		sink = stage.put
+	}
+	err := b.Fetch(ctx, need, sink)
 	if err == nil {
 		return nil
 	}

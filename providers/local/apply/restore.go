@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -38,8 +39,10 @@ type Writer struct {
 	// ExistingBox checks a guest's folder is there and gives its path.
 	ExistingBox func(guest providers.Guest) (string, error)
 	// Fetch brings the content (hash to size) this host lacks from the
-	// content store, each object checked; nil where there is none.
-	Fetch func(ctx context.Context, need map[string]int64) error
+	// content store, each object checked, and hands sink (when not nil)
+	// each piece it brings whole, checked, as it comes; nil where there
+	// is no content store.
+	Fetch func(ctx context.Context, need map[string]int64, sink func(hash string, data []byte) error) error
 }
 
 // MarkDamaged records damage found in a snapshot's content, so HeldSnapshots
@@ -83,6 +86,7 @@ func (b *Writer) Apply(ctx context.Context, dir string, m *store.Manifest, known
 		return res, &providers.RefusedError{Why: fmt.Sprintf("Snapshot %s cannot be restored: %v. Nothing was changed.", m.ID, err)}
 	}
 	ents := inFolderOrder(m.Entries)
+	start := time.Now()
 	t, err := confined.OpenTree(dir)
 	if err != nil {
 		return res, fmt.Errorf("open the box's folder: %w", err)
@@ -100,9 +104,17 @@ func (b *Writer) Apply(ctx context.Context, dir string, m *store.Manifest, known
 	if err != nil {
 		return res, err
 	}
-	if err := b.checkContent(ctx, m, writes); err != nil {
+	planned := time.Now()
+	root := os.Geteuid() == 0
+	stage, err := b.newStaging(t, writes, root)
+	if err != nil {
 		return res, err
 	}
+	defer stage.close()
+	if err := b.checkContent(ctx, m, writes, stage); err != nil {
+		return res, err
+	}
+	checked := time.Now()
 
 	// Now change the folder.
 	// touched is the folders whose times this restore changes, by writing in
@@ -114,14 +126,13 @@ func (b *Writer) Apply(ctx context.Context, dir string, m *store.Manifest, known
 	}
 	res.Removed = len(removed)
 	relinked := forgetRemoved(cur, removed, writes)
-	root := os.Geteuid() == 0
 	made, err := makeNonFiles(t, ents, cur, touched, root)
 	if err != nil {
 		return res, err
 	}
 	res.Written += made
 	res.Keys = make(map[string]store.StatKey, len(m.Entries))
-	if err := b.writeFiles(ctx, t, writes, root, res.Keys); err != nil {
+	if err := b.writeFiles(ctx, t, writes, stage, root, res.Keys); err != nil {
 		return res, err
 	}
 	res.Written += len(writes)
@@ -135,6 +146,8 @@ func (b *Writer) Apply(ctx context.Context, dir string, m *store.Manifest, known
 	if err := putFolderDetails(t, ents, cur, touched, root); err != nil {
 		return res, err
 	}
+	b.Log.Debug("local backend: applied a snapshot", "snapshot", m.ID, "files", len(writes),
+		"plan", planned.Sub(start), "check", checked.Sub(planned), "write", time.Since(checked))
 	return res, nil
 }
 
@@ -233,19 +246,25 @@ func (b *Writer) filesToWrite(ctx context.Context, t *confined.Beneath, m *store
 }
 
 // checkContent checks every piece of content to write against its hash and
-// size, before anything changes. Damaged content marks the snapshot damaged
-// and refuses the restore, nothing changed.
-func (b *Writer) checkContent(ctx context.Context, m *store.Manifest, writes []*store.Entry) error {
+// size, before anything changes: what this host lacks is fetched (into
+// stage, when there is one, as it comes), each piece checked as it comes;
+// what it holds is read and hashed. Damaged content marks the snapshot
+// damaged and refuses the restore, nothing changed.
+func (b *Writer) checkContent(ctx context.Context, m *store.Manifest, writes []*store.Entry, stage *staging) error {
 	need := make(map[string]int64)
 	for _, e := range writes {
 		need[e.Hash] = e.Size
 	}
-	if err := b.fetch(ctx, m, need); err != nil {
+	start := time.Now()
+	if err := b.fetch(ctx, m, need, stage); err != nil {
 		return err
 	}
+	b.Log.Debug("local backend: fetched a snapshot's content", "snapshot", m.ID, "took", time.Since(start))
 	hashes := make([]string, 0, len(need))
 	for h := range need {
-		hashes = append(hashes, h)
+		if !stage.wasFetched(h) {
+			hashes = append(hashes, h)
+		}
 	}
 	err := b.Parallel(ctx, len(hashes), func(i int) error {
 		h := hashes[i]
@@ -360,18 +379,30 @@ func makeNonFiles(t *confined.Beneath, ents []store.Entry, cur map[string]curren
 }
 
 // writeFiles writes the content and details of writes, in parallel, and
-// puts the stat each is left with in keys.
-func (b *Writer) writeFiles(ctx context.Context, t *confined.Beneath, writes []*store.Entry, root bool, keys map[string]store.StatKey) error {
+// puts the stat each is left with in keys: the files stage holds are
+// renamed into place, a folder at a time, and any other is copied from
+// the host's content.
+func (b *Writer) writeFiles(ctx context.Context, t *confined.Beneath, writes []*store.Entry, stage *staging, root bool, keys map[string]store.StatKey) error {
 	var mu sync.Mutex
-	return b.Parallel(ctx, len(writes), func(i int) error {
-		e := writes[i]
+	put := func(e *store.Entry, st *unix.Stat_t) {
+		mu.Lock()
+		keys[e.Path] = store.KeyOf(st)
+		mu.Unlock()
+	}
+	rest, folders := stage.byFolder(writes)
+	err := b.Parallel(ctx, len(folders), func(i int) error {
+		return b.placeStaged(t, stage, folders[i], put)
+	})
+	if err != nil {
+		return err
+	}
+	return b.Parallel(ctx, len(rest), func(i int) error {
+		e := rest[i]
 		st, err := b.writeFile(t, e.Path, b.openContent(e.Hash), e, root)
 		if err != nil {
 			return fmt.Errorf("write %s: %w", e.Path, err)
 		}
-		mu.Lock()
-		keys[e.Path] = store.KeyOf(&st)
-		mu.Unlock()
+		put(e, &st)
 		return nil
 	})
 }

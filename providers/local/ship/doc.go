@@ -17,10 +17,12 @@
 // ledger before its put and recorded after it, so a put that did not
 // finish records nothing in it and a take again ships what it held. A
 // fetch (Fetch) groups what it lacks by pack and reads it by ranged GETs,
-// several at once, each object checked by its SHA-256. Repacker rewrites
-// the live objects of packs the ledger found mostly freed into a new pack
-// of the same form, each checked by its SHA-256 as it is read back; the
-// ledger decides which, and when the old ones go.
+// several at once, each object checked by its SHA-256; FetchTo hands each
+// piece, checked, to its caller as it comes, so a restore writes its
+// files while the rest are still coming. Repacker rewrites the live
+// objects of packs the ledger found mostly freed into a new pack of the
+// same form, each checked by its SHA-256 as it is read back; the ledger
+// decides which, and when the old ones go.
 //
 // What is in the bucket and which snapshot names which object is recorded
 // through a Ledger (PostgreSQL in boxsnap), never learnt by listing the

@@ -15,6 +15,22 @@ import (
 // ever written into a box. A missing or corrupt object answers an
 // *objstore.ObjectError (providers.ErrIncomplete): the snapshot is damaged.
 func (s *Shipper) Fetch(ctx context.Context, need map[string]int64) error {
+	return s.FetchTo(ctx, need, nil)
+}
+
+// Sink is handed each piece of content a fetch brings whole (every one up
+// to ChunkAbove), by its hash, once checked against it, from several
+// goroutines at once; b is valid only during the call. An error stops the
+// fetch.
+type Sink = func(hash string, b []byte) error
+
+// FetchTo is Fetch that also hands sink (when not nil) each piece of
+// content it brings whole, checked, as it comes: a restore or fork writes
+// its files from the bytes in hand, while the rest are still coming,
+// rather than read each back from the host's content once all are there.
+// Content this host holds already, and a large file put together from its
+// chunks, are not handed on.
+func (s *Shipper) FetchTo(ctx context.Context, need map[string]int64, sink Sink) error {
 	var missing []string
 	for h := range need {
 		if _, err := os.Lstat(s.ContentPath(h)); err != nil {
@@ -28,7 +44,7 @@ func (s *Shipper) Fetch(ctx context.Context, need map[string]int64) error {
 		return fmt.Errorf("%d pieces of content are not on this host and %w", len(missing), ErrNoContentStore)
 	}
 	sort.Strings(missing)
-	return s.fetchMissing(ctx, missing, need)
+	return s.fetchMissing(ctx, missing, need, sink)
 }
 
 // corruptOr is the refusal of a manifest or label fetched whole that

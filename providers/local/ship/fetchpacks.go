@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"time"
 
 	"github.com/boxsnap/boxsnap/providers/local/objstore"
 	"github.com/boxsnap/boxsnap/providers/local/store"
@@ -125,8 +126,8 @@ func ranges(pack string, size int64, items []item) []unit {
 
 // fetchUnit makes u's request and hands each object it holds, checked
 // against its hash, to its destinations.
-func (s *Shipper) fetchUnit(ctx context.Context, u unit) error {
-	sp := &splitter{u: u, pos: u.start, keys: s.Remote.Keys, tmpDir: s.Path(store.DirTmp)}
+func (s *Shipper) fetchUnit(ctx context.Context, u unit, sink Sink) error {
+	sp := &splitter{u: u, pos: u.start, keys: s.Remote.Keys, tmpDir: s.Path(store.DirTmp), sink: sink}
 	var err error
 	if rg, ok := s.Remote.Objects.(objstore.RangeGetter); ok && !u.whole {
 		err = rg.GetRange(ctx, u.key, u.start, u.end-u.start, sp)
@@ -151,9 +152,11 @@ type splitter struct {
 	keys objstore.Config
 	// tmpDir is where a content file is written before its rename.
 	tmpDir string
-	pos    int64
-	next   int
-	buf    []byte
+	// sink is handed each whole content checked (FetchTo); nil: none.
+	sink Sink
+	pos  int64
+	next int
+	buf  []byte
 }
 
 func (sp *splitter) Write(p []byte) (int, error) {
@@ -174,7 +177,7 @@ func (sp *splitter) Write(p []byte) (int, error) {
 		if int64(len(sp.buf)) < it.w.n {
 			continue
 		}
-		if err := it.w.deliver(sp.keys, sp.tmpDir, sp.buf); err != nil {
+		if err := it.w.deliver(sp.keys, sp.tmpDir, sp.buf, sp.sink); err != nil {
 			return 0, err
 		}
 		sp.buf, sp.pos, sp.next = sp.buf[:0], it.off+it.w.n, sp.next+1
@@ -184,8 +187,8 @@ func (sp *splitter) Write(p []byte) (int, error) {
 
 // deliver checks b against the object's hash, then writes it where it
 // goes: a small content file whole, read-only, or its place in a large
-// one.
-func (w *wanted) deliver(keys objstore.Config, tmpDir string, b []byte) error {
+// one; a small content file is handed to sink too.
+func (w *wanted) deliver(keys objstore.Config, tmpDir string, b []byte, sink Sink) error {
 	sum := sha256.Sum256(b)
 	if hex.EncodeToString(sum[:]) != w.sum {
 		return objstore.Corrupt(keys, w.key)
@@ -200,14 +203,23 @@ func (w *wanted) deliver(keys objstore.Config, tmpDir string, b []byte) error {
 		if err := d.write(tmpDir, b); err != nil {
 			return err
 		}
+		if sink != nil {
+			if err := sink(w.sum, b); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
 
 // write puts b, checked, in the host's content as file d.content, through
-// a file in tmpDir (where the cache's eviction never looks).
+// a file in tmpDir (where the cache's eviction never looks): an unnamed
+// one where the file system makes them, else a named one renamed.
 func (d dest) write(tmpDir string, b []byte) error {
 	path := d.content
+	if done, err := writeUnnamed(tmpDir, path, b); done {
+		return err
+	}
 	f, err := os.CreateTemp(tmpDir, "fetch-")
 	if err != nil {
 		return err
@@ -282,7 +294,8 @@ func add(wants map[string]*wanted, key, sum string, n int64, d dest) {
 // bucket: chunk lists first, then every object, grouped by pack into
 // ranged GETs, several at once, each object checked by its hash, and each
 // large file checked whole before it joins the host's content.
-func (s *Shipper) fetchMissing(ctx context.Context, missing []string, need map[string]int64) error {
+func (s *Shipper) fetchMissing(ctx context.Context, missing []string, need map[string]int64, sink Sink) error {
+	start := time.Now()
 	wants := map[string]*wanted{}
 	var largeOnes []string
 	for _, h := range missing {
@@ -308,7 +321,7 @@ func (s *Shipper) fetchMissing(ctx context.Context, missing []string, need map[s
 	// pack with the object after it).
 	for k, w := range wants {
 		if w.n == 0 {
-			if err := w.deliver(s.Remote.Keys, s.Path(store.DirTmp), nil); err != nil {
+			if err := w.deliver(s.Remote.Keys, s.Path(store.DirTmp), nil, sink); err != nil {
 				return err
 			}
 			delete(wants, k)
@@ -319,16 +332,19 @@ func (s *Shipper) fetchMissing(ctx context.Context, missing []string, need map[s
 		return err
 	}
 	err = each(ctx, max(s.Workers, shipWorkers), len(units), func(ctx context.Context, i int) error {
-		return s.fetchUnit(ctx, units[i])
+		return s.fetchUnit(ctx, units[i], sink)
 	})
 	if err != nil {
 		return err
 	}
+	got := time.Now()
 	for _, l := range larges {
 		if err := s.joinLarge(l); err != nil {
 			return err
 		}
 	}
+	s.Log.Debug("content store: fetched", "objects", len(wants), "requests", len(units), "large", len(larges),
+		"fetch", got.Sub(start), "join", time.Since(got))
 	return nil
 }
 
