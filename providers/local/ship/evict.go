@@ -16,9 +16,11 @@ import (
 // Evict keeps the host's content under CacheBytes, a cache of the
 // bucket: it removes the content least recently read first, only content
 // that no snapshot still waiting to ship names (a shipped snapshot's is
-// in the bucket, and a read fetches it back). It runs under the store
-// lock held exclusive, so no take reuses content it removes. It answers
-// the bytes it removed.
+// in the bucket, and a read fetches it back). Content a shared tree's
+// file is a link to is neither counted nor removed: removing its name
+// here would free none of its room, which the tree holds, and the next
+// read would fetch it again. It runs under the store lock held exclusive,
+// so no take reuses content it removes. It answers the bytes it removed.
 func (s *Shipper) Evict(ctx context.Context) (int64, error) {
 	if s == nil || s.Remote == nil || s.CacheBytes <= 0 {
 		return 0, nil
@@ -45,7 +47,7 @@ func (s *Shipper) Evict(ctx context.Context) (int64, error) {
 			return err
 		}
 		var st unix.Stat_t
-		if unix.Lstat(p, &st) != nil {
+		if unix.Lstat(p, &st) != nil || st.Nlink > 1 {
 			return nil
 		}
 		total += st.Size
