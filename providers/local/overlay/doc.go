@@ -28,13 +28,12 @@
 //   - each object is opened once, checked against its hash and size, and
 //     linked by that open file, so what is linked is what was checked;
 //     the store's content is never changed in place;
-//   - the store letting go of an object (a sweep, or the content cache's
-//     eviction, which removes it) removes a name, not the file: a tree
-//     keeps its files. A tree's sweep and the store's count as freed only
-//     a file no other name holds; the cache's eviction bounds the store's
-//     own names, and counts an object it removes as removed from the
-//     cache even where a tree still holds its data (then counted as the
-//     tree's).
+//   - the store letting go of an object (its sweep) removes a name, not
+//     the file: a tree keeps its files. A tree's sweep and the store's
+//     count as freed only a file no other name holds; the content cache's
+//     eviction neither counts nor removes an object a tree links (its room
+//     is the tree's, and removing the name would only make the next read
+//     fetch it again).
 //
 // A link made or removed elsewhere (another snapshot's tree, the store's
 // sweep) changes a linked file's ctime and link count as a fork sees
