@@ -18,12 +18,6 @@ func (s *Shipper) Fetch(ctx context.Context, need map[string]int64) error {
 	return s.FetchTo(ctx, need, nil)
 }
 
-// Sink is handed each piece of content a fetch brings whole (every one up
-// to ChunkAbove), by its hash, once checked against it, from several
-// goroutines at once; b is valid only during the call. An error stops the
-// fetch.
-type Sink = func(hash string, b []byte) error
-
 // FetchTo is Fetch that also hands sink (when not nil) each piece of
 // content it brings whole, checked, as it comes: a restore or fork writes
 // its files from the bytes in hand, while the rest are still coming,

@@ -14,6 +14,12 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
+// Sink is handed each piece of content a fetch brings whole (every one up
+// to ChunkAbove), by its hash, once checked against it, from several
+// goroutines at once; b is valid only during the call. An error stops the
+// fetch.
+type Sink = func(hash string, b []byte) error
+
 // rangeGap is the most a ranged GET reads that nobody wants, between two
 // wanted objects of a pack, rather than make a request more.
 const rangeGap = 256 << 10
