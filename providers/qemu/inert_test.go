@@ -130,7 +130,14 @@ func TestHeldCopyInertOnQEMU(t *testing.T) {
 			t.Fatalf("libvirt starts %s by itself (autostart %d, %v)", ref, on, err)
 		}
 	}
+	reconcileFinds(t, env, b, sn)
+}
 
+// reconcileFinds runs the reconcile after the node's reboot: it misses
+// nothing, and the snapshot is ready and held by libvirt.
+func reconcileFinds(t *testing.T, env *coretest.Env, b *qemu.Backend, sn *snapshots.Snapshot) {
+	t.Helper()
+	ctx := context.Background()
 	rep, err := env.Sweeps.Reconcile(ctx)
 	if err != nil {
 		t.Fatalf("the reconcile after the node's reboot: %v", err)
