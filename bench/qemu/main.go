@@ -16,7 +16,8 @@
 // XML to know it holds memory, and reverts it running: one
 // DomainRevertToSnapshot, in which libvirt stops the guest's QEMU and
 // starts a new one loading the snapshot) and the size read back (the
-// domain's XML and its disk's capacity, a few milliseconds); virsh's is a
+// domain's XML and its disk's capacity from the qcow2's header, a few
+// milliseconds); virsh's is a
 // process started, connected, the same lookups and the same revert. Both
 // return once the guest runs again from the snapshot's moment, its
 // processes with it; neither checks more, and neither writes the access
