@@ -152,7 +152,8 @@ type Exporter interface {
 	// and the credentials it would still hold, found by a scan of every
 	// file it keeps. A copy with one Blocked is never exported.
 	Scrub(ctx context.Context, ref SnapshotRef, sec Secrets) (*ScrubReport, error)
-	// ExportSnapshot writes one snapshot as one archive to w.
+	// ExportSnapshot writes one snapshot as one archive to w: its disk (its
+	// files, image or guest disk), never its memory.
 	ExportSnapshot(ctx context.Context, ref SnapshotRef, opts ExportOptions, w io.Writer) error
 	// ImportSnapshots reads a batch of archives, in any order, validates every
 	// one (checksums, complete content, no conflicting ID or name) before

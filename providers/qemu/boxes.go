@@ -166,13 +166,21 @@ func (b *Backend) readDomain(l *libvirt.Libvirt, d libvirt.Domain) (domainXML, e
 	return parseDomain(s)
 }
 
-// size reads the domain's cores, memory and disk.
+// size reads the domain's cores, memory and disk: the disk's capacity from
+// its qcow2's header (diskCapacity), or libvirt's account of it where that
+// cannot be read.
 func (b *Backend) size(l *libvirt.Libvirt, d libvirt.Domain) (*providers.BoxSize, error) {
 	x, err := b.readDomain(l, d)
 	if err != nil {
 		return nil, err
 	}
 	s := &providers.BoxSize{Cores: x.VCPU, MemoryBytes: x.memoryBytes()}
+	if len(x.Devices.Disks) > 0 && x.Devices.Disks[0].Source.File != "" {
+		if n, err := diskCapacity(x.Devices.Disks[0].Source.File); err == nil {
+			s.DiskBytes = n
+			return s, nil
+		}
+	}
 	if _, capacity, _, err := l.DomainGetBlockInfo(d, "vda", 0); err == nil {
 		s.DiskBytes = int64(capacity)
 	}

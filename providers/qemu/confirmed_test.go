@@ -27,7 +27,13 @@ import (
 // harm a guest as a person at the host would.
 func virsh(t *testing.T) *libvirt.Libvirt {
 	t.Helper()
-	l := libvirt.NewWithDialer(dialers.NewLocal(dialers.WithSocket(qemutest.Libvirtd(t).Socket), dialers.WithLocalTimeout(5*time.Second)))
+	return virshAt(t, qemutest.Libvirtd(t).Socket)
+}
+
+// virshAt is virsh, on the libvirtd answering at socket.
+func virshAt(t *testing.T, socket string) *libvirt.Libvirt {
+	t.Helper()
+	l := libvirt.NewWithDialer(dialers.NewLocal(dialers.WithSocket(socket), dialers.WithLocalTimeout(5*time.Second)))
 	if err := l.ConnectToURI(libvirt.QEMUSystem); err != nil {
 		t.Fatalf("connect to the test's libvirtd: %v", err)
 	}

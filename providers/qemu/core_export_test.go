@@ -1,8 +1,12 @@
 package qemu_test
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -58,6 +62,17 @@ func TestQEMUExportImportThroughTheCore(t *testing.T) {
 	if _, err := ex.WriteTo(ctx, &file); err != nil {
 		t.Fatalf("export: %v", err)
 	}
+	t.Run("ManifestSaysTheDiskAlone", func(t *testing.T) {
+		m := exportManifest(t, file.Bytes())
+		if len(m.Snapshots) != 2 {
+			t.Fatalf("the export file's manifest lists %d snapshots, want 2", len(m.Snapshots))
+		}
+		for _, es := range m.Snapshots {
+			if es.Holds != string(providers.HoldsDisk) {
+				t.Errorf("the export file's manifest says %s holds %q, want %q: its archive carries the disk alone", es.Name, es.Holds, providers.HoldsDisk)
+			}
+		}
+	})
 
 	// The box keeps its ID on the other install, and so its domain's name:
 	// both test backends share one libvirtd, so the source goes first, as
@@ -137,5 +152,29 @@ func TestQEMUExportImportThroughTheCore(t *testing.T) {
 	}
 	if got := strings.TrimSpace(sh(t, other, ng, "cat /root/state")); got != "second" {
 		t.Errorf("the imported box holds %q, want the snapshot's %q", got, "second")
+	}
+}
+
+// exportManifest reads the manifest out of an export file, as a person
+// unpacking it with tar would.
+func exportManifest(t *testing.T, file []byte) contents.ExportManifest {
+	t.Helper()
+	tr := tar.NewReader(bytes.NewReader(file))
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			t.Fatalf("the export file holds no %s", contents.ExportManifestName)
+		}
+		if err != nil {
+			t.Fatalf("read the export file: %v", err)
+		}
+		if h.Name != contents.ExportManifestName {
+			continue
+		}
+		var m contents.ExportManifest
+		if err := json.NewDecoder(tr).Decode(&m); err != nil {
+			t.Fatalf("read the export file's manifest: %v", err)
+		}
+		return m
 	}
 }

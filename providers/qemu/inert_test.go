@@ -4,9 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/digitalocean/go-libvirt"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/boxsnap/boxsnap/app/coretest"
@@ -27,11 +30,15 @@ import (
 // again from the snapshot, so the fork boots holding the file the guest
 // wrote before the take, with its own machine ID, SSH host key and host ID
 // from its identity reset. libvirt starts neither the source's domain nor
-// the fork's when it starts (autostart off).
+// the fork's when it starts (autostart off): the node reboots while the
+// fork is cut short (libvirtd and every QEMU killed at once, libvirtd
+// started again, on a libvirtd of the test's own), and no guest boxsnap
+// made runs after it; the reconcile afterwards finds every snapshot.
 func TestHeldCopyInertOnQEMU(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b, cfg := newBackendConfig(t)
+	d := qemutest.OwnLibvirtd(t)
+	b, cfg := newBackendConfig(t, func(c *qemu.Config) { c.Socket = d.Socket })
 	dsn := dbtest.NewDSN(t)
 	pool, err := pgxpool.New(ctx, dsn+" pool_max_conns=12")
 	if err != nil {
@@ -80,6 +87,7 @@ func TestHeldCopyInertOnQEMU(t *testing.T) {
 	if err := os.WriteFile(left[0], []byte("a copy cut short, which nothing may trust"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	rebootStartsNothing(t, d, g.Ref)
 
 	next := startWorker(t, dsn, root, cfg, "")
 	done := waitOp(t, env, op.ID)
@@ -112,7 +120,7 @@ func TestHeldCopyInertOnQEMU(t *testing.T) {
 		t.Fatalf("the remade fork kept part of its source's identity: %+v, source %+v", id, own)
 	}
 
-	l := virsh(t)
+	l := virshAt(t, d.Socket)
 	for _, ref := range []string{g.Ref, fg.Ref} {
 		d, err := l.DomainLookupByName(ref)
 		if err != nil {
@@ -121,5 +129,66 @@ func TestHeldCopyInertOnQEMU(t *testing.T) {
 		if on, err := l.DomainGetAutostart(d); err != nil || on != 0 {
 			t.Fatalf("libvirt starts %s by itself (autostart %d, %v)", ref, on, err)
 		}
+	}
+	reconcileFinds(t, env, b, sn)
+}
+
+// reconcileFinds runs the reconcile after the node's reboot: it misses
+// nothing, and the snapshot is ready and held by libvirt.
+func reconcileFinds(t *testing.T, env *coretest.Env, b *qemu.Backend, sn *snapshots.Snapshot) {
+	t.Helper()
+	ctx := context.Background()
+	rep, err := env.Sweeps.Reconcile(ctx)
+	if err != nil {
+		t.Fatalf("the reconcile after the node's reboot: %v", err)
+	}
+	if rep.Missing+rep.Lost+rep.Unavailable != 0 || len(rep.Unreachable) != 0 {
+		t.Fatalf("the reconcile after the node's reboot missed snapshots: %+v", rep)
+	}
+	held, err := b.HeldSnapshots(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, _, err := env.Core.Snapshot(ctx, snapshots.Owner(), sn.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found.State != snapshots.StateReady || !slices.ContainsFunc(held, func(h providers.HeldSnapshot) bool { return h.Ref.Ref == sn.Ref }) {
+		t.Fatalf("after the node's reboot the snapshot is %s, libvirt holding %+v; want it ready and held", found.State, held)
+	}
+}
+
+// rebootStartsNothing reboots the node under the test's own libvirtd d (the
+// daemon and every QEMU killed at once, the daemon started again) and
+// checks that no domain of the backend's runs after it, none set to start
+// by itself, and that the source's domain is still defined.
+func rebootStartsNothing(t *testing.T, d *qemutest.Daemon, source string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := d.Reboot(ctx); err != nil {
+		t.Fatalf("the node's reboot: %v", err)
+	}
+	l := virshAt(t, d.Socket)
+	doms, _, err := l.ConnectListAllDomains(1, 0)
+	if err != nil {
+		t.Fatalf("list the domains after the reboot: %v", err)
+	}
+	seen := false
+	for _, dom := range doms {
+		seen = seen || dom.Name == source
+		st, _, err := l.DomainGetState(dom, 0)
+		if err != nil {
+			t.Fatalf("the state of %s after the reboot: %v", dom.Name, err)
+		}
+		if st != int32(libvirt.DomainShutoff) {
+			t.Errorf("%s runs after the node's reboot (state %d): nothing boxsnap made may start by itself", dom.Name, st)
+		}
+		if on, err := l.DomainGetAutostart(dom); err != nil || on != 0 {
+			t.Errorf("libvirt starts %s by itself (autostart %d, %v)", dom.Name, on, err)
+		}
+	}
+	if !seen {
+		t.Fatalf("the source's domain %s is gone after the node's reboot; libvirt lists %v", source, doms)
 	}
 }

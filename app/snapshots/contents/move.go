@@ -195,7 +195,7 @@ func (e *Export) WriteTo(ctx context.Context, w io.Writer) (*ExportManifest, err
 			return nil, fmt.Errorf("export ‘%s’: %w", sn.Name, err)
 		}
 		es := ExportedSnapshot{ID: sn.ID, Name: sn.Name, Note: sn.Note, TakenAt: sn.TakenAt, CapturedAt: sn.CapturedAt,
-			Holds: sn.Holds, ForkSafe: sn.ForkSafe, Parts: part.parts, Size: part.size, SHA256: hex.EncodeToString(part.sum.Sum(nil))}
+			Holds: exportedHolds, ForkSafe: sn.ForkSafe, Parts: part.parts, Size: part.size, SHA256: hex.EncodeToString(part.sum.Sum(nil))}
 		if base != nil {
 			es.Base = base.ID
 		}

@@ -364,7 +364,7 @@ func (e *SharedExport) WriteTo(ctx context.Context, w io.Writer) error {
 		note = note[:snapshots.MaxNoteBytes]
 	}
 	m.Snapshots = []ExportedSnapshot{{ID: e.share.CopyID, Name: e.sn.Name, Note: &note, TakenAt: e.sn.TakenAt, CapturedAt: e.sn.CapturedAt,
-		Holds: "disk", ForkSafe: e.sn.ForkSafe, Parts: part.parts, Size: part.size, SHA256: hex.EncodeToString(part.sum.Sum(nil))}}
+		Holds: exportedHolds, ForkSafe: e.sn.ForkSafe, Parts: part.parts, Size: part.size, SHA256: hex.EncodeToString(part.sum.Sum(nil))}}
 	raw, _ := json.MarshalIndent(m, "", "  ")
 	if err := tw.WriteHeader(&tar.Header{Name: ExportManifestName, Mode: 0o644, Size: int64(len(raw)), ModTime: m.ExportedAt, Typeflag: tar.TypeReg}); err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 const (
 	startTimeout = 60 * time.Second
 	stopTimeout  = 30 * time.Second
+	libvirtdBin  = "/usr/sbin/libvirtd"
 )
 
 // Daemon is a private libvirtd: root's (system) daemon, since QEMU's guests
@@ -48,15 +49,13 @@ func StartLibvirtd(parent string) (*Daemon, error) {
 	if os.Geteuid() != 0 {
 		return nil, errors.New("a private libvirtd needs root")
 	}
-	bin := "/usr/sbin/libvirtd"
-	if _, err := os.Stat(bin); err != nil {
+	if _, err := os.Stat(libvirtdBin); err != nil {
 		return nil, errors.New("libvirtd is not installed (Debian: apt-get install --no-install-recommends libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils)")
 	}
 	if _, err := exec.LookPath("qemu-system-x86_64"); err != nil {
 		return nil, errors.New("qemu-system-x86_64 is not installed (Debian: apt-get install --no-install-recommends qemu-system-x86)")
 	}
-	unshare, err := exec.LookPath("unshare")
-	if err != nil {
+	if _, err := exec.LookPath("unshare"); err != nil {
 		return nil, errors.New("util-linux's unshare is missing")
 	}
 	dir, err := os.MkdirTemp(parent, "bslvd-")
@@ -95,43 +94,54 @@ stdio_handler = "file"
 	if err := os.WriteFile(filepath.Join(dir, "etc", "qemu.conf"), []byte(qconf), 0o600); err != nil {
 		return nil, err
 	}
-	var script strings.Builder
-	script.WriteString("set -e\n")
-	for _, d := range stateDirs {
-		fmt.Fprintf(&script, "mkdir -p %s && mount --bind %s %s\n", d[1], filepath.Join(dir, d[0]), d[1])
-	}
-	fmt.Fprintf(&script, "exec %s --config /etc/libvirt/libvirtd.conf --pid-file %s\n", bin, filepath.Join(dir, "libvirtd.pid"))
-	logf, err := os.Create(filepath.Join(dir, "libvirtd.out"))
-	if err != nil {
+	d := &Daemon{Dir: dir, Socket: filepath.Join(sockDir, "libvirt-sock")}
+	if err := d.start(); err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(unshare, "--mount", "--propagation", "private", "/bin/sh", "-c", script.String())
+	return d, nil
+}
+
+// start starts libvirtd on the daemon's folder and waits until its socket
+// answers.
+func (d *Daemon) start() error {
+	var script strings.Builder
+	script.WriteString("set -e\n")
+	for _, sd := range stateDirs {
+		fmt.Fprintf(&script, "mkdir -p %s && mount --bind %s %s\n", sd[1], filepath.Join(d.Dir, sd[0]), sd[1])
+	}
+	fmt.Fprintf(&script, "exec %s --config /etc/libvirt/libvirtd.conf --pid-file %s\n", libvirtdBin, filepath.Join(d.Dir, "libvirtd.pid"))
+	logf, err := os.OpenFile(filepath.Join(d.Dir, "libvirtd.out"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command("unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", script.String())
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// The daemon dies with the test binary, even one killed.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		_ = logf.Close()
-		return nil, fmt.Errorf("start libvirtd: %w", err)
+		return fmt.Errorf("start libvirtd: %w", err)
 	}
-	d := &Daemon{Dir: dir, Socket: filepath.Join(sockDir, "libvirt-sock"), cmd: cmd, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); _ = logf.Close(); close(d.done) }()
+	done := make(chan struct{})
+	d.cmd, d.done = cmd, done
+	go func() { _ = cmd.Wait(); _ = logf.Close(); close(done) }()
 	deadline := time.Now().Add(startTimeout)
 	for {
 		c, err := net.DialTimeout("unix", d.Socket, time.Second)
 		if err == nil {
 			_ = c.Close()
-			return d, nil
+			return nil
 		}
 		select {
-		case <-d.done:
-			out, _ := os.ReadFile(filepath.Join(dir, "libvirtd.out"))
-			log, _ := os.ReadFile(filepath.Join(dir, "libvirtd.log"))
-			return nil, fmt.Errorf("libvirtd exited: %s %s", lastLines(string(out), 5), lastLines(string(log), 5))
+		case <-done:
+			out, _ := os.ReadFile(filepath.Join(d.Dir, "libvirtd.out"))
+			log, _ := os.ReadFile(filepath.Join(d.Dir, "libvirtd.log"))
+			return fmt.Errorf("libvirtd exited: %s %s", lastLines(string(out), 5), lastLines(string(log), 5))
 		case <-time.After(100 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			d.Stop()
-			return nil, fmt.Errorf("libvirtd did not answer in %v", startTimeout)
+			return fmt.Errorf("libvirtd did not answer in %v", startTimeout)
 		}
 	}
 }
@@ -146,6 +156,41 @@ func (d *Daemon) Stop() {
 		_ = syscall.Kill(-d.cmd.Process.Pid, syscall.SIGKILL)
 		<-d.done
 	}
+	d.killQEMUs()
+	_ = os.RemoveAll(d.Dir)
+}
+
+// Reboot does to the daemon what a node's reboot does: the daemon and
+// every QEMU it runs die at once (SIGKILL, as a power cut), what it kept
+// under /run goes (a reboot empties it), and libvirtd starts again on the
+// same configuration, domains' definitions and socket. Each domain then
+// runs only if libvirt starts it by itself (its autostart flag).
+func (d *Daemon) Reboot(ctx context.Context) error {
+	_ = syscall.Kill(-d.cmd.Process.Pid, syscall.SIGKILL)
+	<-d.done
+	for _, pid := range d.killQEMUs() {
+		for alive(pid) {
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("the QEMU %d outlived its kill: %w", pid, ctx.Err())
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+	run := filepath.Join(d.Dir, "run")
+	if err := os.RemoveAll(run); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(run, 0o700); err != nil {
+		return err
+	}
+	return d.start()
+}
+
+// killQEMUs kills (SIGKILL) every QEMU the daemon's run folder names in a
+// pidfile, and answers their process IDs.
+func (d *Daemon) killQEMUs() []int {
+	var killed []int
 	pids, _ := filepath.Glob(filepath.Join(d.Dir, "run", "qemu", "*.pid"))
 	for _, p := range pids {
 		b, err := os.ReadFile(p)
@@ -154,9 +199,20 @@ func (d *Daemon) Stop() {
 		}
 		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 1 {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
+			killed = append(killed, pid)
 		}
 	}
-	_ = os.RemoveAll(d.Dir)
+	return killed
+}
+
+// alive reports whether the process runs: it exists and is no zombie.
+func alive(pid int) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	_, rest, ok := strings.Cut(string(stat), ") ")
+	return ok && !strings.HasPrefix(rest, "Z") && !strings.HasPrefix(rest, "X")
 }
 
 // Alive reports whether the daemon still runs.

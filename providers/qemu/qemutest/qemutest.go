@@ -59,6 +59,22 @@ func Libvirtd(t testing.TB) *Daemon {
 	return s.d
 }
 
+// OwnLibvirtd starts a libvirtd of the test's own, for a test that harms
+// the daemon itself (Reboot), stopped at the test's end. It skips the test
+// where libvirtd cannot run, or fails it under CI.
+func OwnLibvirtd(t testing.TB) *Daemon {
+	t.Helper()
+	d, err := StartLibvirtd(os.TempDir())
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("a libvirtd of the test's own is needed and did not start: %v", err)
+		}
+		t.Skipf("skipped: a libvirtd of the test's own could not start (%v); run as root with Debian's libvirt-daemon-system and qemu-system-x86 installed (make test installs them)", err)
+	}
+	t.Cleanup(d.Stop)
+	return d
+}
+
 // Guest builds the test guest once per test binary (or finds it in the
 // cache) and answers its files.
 func Guest(t testing.TB) GuestFiles {
