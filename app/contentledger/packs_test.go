@@ -188,21 +188,7 @@ func TestCorruptPackRangeMarksDamaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(orig)
-	var pack string
-	var off int64
-	err = f.ledger.Locate(f.ctx, []string{f.cfg.ContentKey(hex.EncodeToString(sum[:]))}, func(_, p string, o, _, _ int64) { pack, off = p, o })
-	if err != nil || pack == "" {
-		t.Fatalf("small/000.txt lies in no pack (%v)", err)
-	}
-	var b bytes.Buffer
-	if err := f.bucket.Get(f.ctx, pack, "", &b); err != nil {
-		t.Fatal(err)
-	}
-	p := b.Bytes()
-	p[off+10] ^= 0xff
-	if err := f.bucket.Put(f.ctx, pack, bytes.NewReader(p), int64(len(p))); err != nil {
-		t.Fatal(err)
-	}
+	f.spoilInPack(t, f.cfg.ContentKey(hex.EncodeToString(sum[:])), "small/000.txt")
 	m, err := f.b.Manifest("snaaaaaaaaaaaa")
 	if err != nil {
 		t.Fatal(err)
@@ -363,4 +349,25 @@ func TestStoredObjectStaysInItsPack(t *testing.T) {
 	if in != "packs/00/first" {
 		t.Fatalf("the object lies in %q; want the first pack recorded", in)
 	}
+}
+
+// spoilInPack flips a byte of the content object key (the box's file
+// rel) where the ledger places it in its pack in the bucket, so what the
+// pack holds no longer matches the object's hash.
+func (f *fixture) spoilInPack(t *testing.T, key, rel string) (pack string) {
+	t.Helper()
+	var off int64
+	if err := f.ledger.Locate(f.ctx, []string{key}, func(_, p string, o, _, _ int64) { pack, off = p, o }); err != nil || pack == "" {
+		t.Fatalf("%s lies in no pack (%v)", rel, err)
+	}
+	var b bytes.Buffer
+	if err := f.bucket.Get(f.ctx, pack, "", &b); err != nil {
+		t.Fatal(err)
+	}
+	p := b.Bytes()
+	p[off+10] ^= 0xff
+	if err := f.bucket.Put(f.ctx, pack, bytes.NewReader(p), int64(len(p))); err != nil {
+		t.Fatal(err)
+	}
+	return pack
 }

@@ -1,7 +1,6 @@
 package contentledger
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -378,20 +377,7 @@ func TestRepackChecksEachObjectByItsHash(t *testing.T) {
 	}
 	sum := sha256.Sum256(orig)
 	bad := f.cfg.ContentKey(hex.EncodeToString(sum[:]))
-	var pack string
-	var off int64
-	if err := f.ledger.Locate(f.ctx, []string{bad}, func(_, p string, o, _, _ int64) { pack, off = p, o }); err != nil || pack == "" {
-		t.Fatalf("keep0/0.txt lies in no pack (%v)", err)
-	}
-	var b bytes.Buffer
-	if err := f.bucket.Get(f.ctx, pack, "", &b); err != nil {
-		t.Fatal(err)
-	}
-	p := b.Bytes()
-	p[off+10] ^= 0xff
-	if err := f.bucket.Put(f.ctx, pack, bytes.NewReader(p), int64(len(p))); err != nil {
-		t.Fatal(err)
-	}
+	pack := f.spoilInPack(t, bad, "keep0/0.txt")
 	packOf := func() map[string]string {
 		out := map[string]string{}
 		if err := f.ledger.Locate(f.ctx, keys(f.named(ready...)), func(k, p string, _, _, _ int64) { out[k] = p }); err != nil {
