@@ -96,12 +96,7 @@ func TestTheLastRoomGivenIsWritableAtOnce(t *testing.T) {
 // of images of its own, mounted on a box's folder until the test ends.
 func freshBox(t *testing.T, size int64) (disks, img, dir string) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("a loop mount needs root")
-	}
-	if _, err := os.Stat("/dev/loop-control"); err != nil {
-		t.Skip("no loop devices")
-	}
+	needLoop(t)
 	disks = t.TempDir()
 	img, dir = filepath.Join(disks, "bx.img"), filepath.Join(t.TempDir(), "box")
 	if err := os.Mkdir(dir, 0o755); err != nil {
