@@ -42,7 +42,9 @@ func TestBoxProcessIsNotRoot(t *testing.T) {
 	}
 	unmountAtEnd(t, b)
 	outside := filepath.Join(root, "state", "outside-written")
-	cmd := `id -u > uid; id -un > user; env > env; cat /proc/self/limits > limits; pwd > pwd;
+	// The process waits for the test's go, so that its stat is read while
+	// it runs.
+	cmd := `until [ -e go ]; do sleep 0.05; done; id -u > uid; id -un > user; env > env; cat /proc/self/limits > limits; pwd > pwd;
 ls ` + filepath.Join(root, "state") + ` > seen 2>&1; touch ` + outside + ` 2>/dev/null; touch /etc/boxsnap-box-test 2>/dev/null; echo done > done`
 	g, err := b.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxprocesstest1", Kind: "linux"},
 		Command: cmd, Env: map[string]string{"GREETING": "hello"},
@@ -57,7 +59,13 @@ ls ` + filepath.Join(root, "state") + ` > seen 2>&1; touch ` + outside + ` 2>/de
 	p := b.procs[g.Ref]
 	b.mu.Unlock()
 	pid := p.cmd.Process.Pid
-	stat, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		t.Fatalf("read the running process's stat: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(b.BoxDir(g), "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	select {
 	case <-p.done:
 	case <-time.After(time.Minute):
