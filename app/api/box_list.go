@@ -23,7 +23,7 @@ func (s boxRoutes) listBoxes(w http.ResponseWriter, r *http.Request) {
 
 // boxesOf is the boxes the caller may see, as GET /boxes and box_list
 // answer them.
-func (s *server) boxesOf(ctx context.Context, c snapshots.Caller) (boxesAnswer, error) {
+func (s lookups) boxesOf(ctx context.Context, c snapshots.Caller) (boxesAnswer, error) {
 	boxes, err := s.boxes.List(ctx, c)
 	if err != nil {
 		return boxesAnswer{}, err

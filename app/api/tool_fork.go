@@ -54,7 +54,7 @@ func (s agentTools) toolFork(w http.ResponseWriter, r *http.Request) {
 	ctx, c := r.Context(), caller(r)
 	ref, took, tookName, tookWords := p.Snapshot, "", "", ""
 	if ref == "" {
-		tk, ok := forkCapture(s.server, w, r, p)
+		tk, ok := s.forkCapture(w, r, p)
 		if !ok {
 			return
 		}
@@ -143,7 +143,7 @@ func checkForkName(name string) error {
 
 // undoForkTake deletes the snapshot box_fork took when the fork is then
 // refused, and says so after the fork's refusal.
-func (s *server) undoForkTake(ctx context.Context, c snapshots.Caller, id, name string, refused error) error {
+func (s operations) undoForkTake(ctx context.Context, c snapshots.Caller, id, name string, refused error) error {
 	ctx = context.WithoutCancel(ctx)
 	op, err := s.keeps.Delete(ctx, c, snapshots.DeleteRequest{Snapshot: id})
 	if err == nil {
@@ -188,7 +188,7 @@ type tookForFork struct{ id, name, words string }
 // first: its plan, room for every copy, the names), and waits for it. It
 // answers false when it has answered the call itself: a refusal, a take
 // that ended badly, or one still running.
-func forkCapture(s *server, w http.ResponseWriter, r *http.Request, p toolparams.ForkToolParams) (tookForFork, bool) {
+func (s operations) forkCapture(w http.ResponseWriter, r *http.Request, p toolparams.ForkToolParams) (tookForFork, bool) {
 	ctx, c := r.Context(), caller(r)
 	op, err := s.forks.CaptureNow(ctx, c, fork.NowRequest{Box: p.Box, Name: p.Name, Count: p.Count, RequestID: p.Request})
 	if err != nil {

@@ -25,7 +25,7 @@ func (s forkMany) tool(w http.ResponseWriter, r *http.Request, p toolparams.Fork
 	ctx, c := r.Context(), caller(r)
 	ref, took, tookName, tookWords := p.Snapshot, "", "", ""
 	if ref == "" {
-		tk, ok := forkCapture(s.server, w, r, p)
+		tk, ok := s.forkCapture(w, r, p)
 		if !ok {
 			return
 		}

@@ -126,7 +126,7 @@ func (s agentTools) toolSnapshots(w http.ResponseWriter, r *http.Request) {
 }
 
 // boxHoldsWords says what a box's snapshots hold, or that it has none.
-func (s *server) boxHoldsWords(b *snapshots.Box, n int) string {
+func (s lookups) boxHoldsWords(b *snapshots.Box, n int) string {
 	what := "Its snapshots hold the disk"
 	if sn := s.core.Snapshotting(b); sn == nil {
 		what = "It takes no snapshots"
@@ -169,7 +169,7 @@ func (s agentTools) short(ctx context.Context, c snapshots.Caller, b *snapshots.
 // "by a boxsnap command", "by boxsnap: (why)". The caller sees only
 // snapshots of its own thread's agents, so naming the thread tells nothing
 // new.
-func (s *server) byWords(ctx context.Context, sn *snapshots.Snapshot) string {
+func (s lookups) byWords(ctx context.Context, sn *snapshots.Snapshot) string {
 	title, why := "", ""
 	if sn.ByThreadID != nil {
 		if t, err := s.boxes.Thread(ctx, snapshots.Owner(), *sn.ByThreadID); err == nil {
