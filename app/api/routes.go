@@ -94,17 +94,17 @@ func (s *server) routes() *chi.Mux {
 		r.Post("/threads", s.createThread)
 
 		// Settings.
-		r.Get("/backends/{backend}/forget", settingsRoutes{s}.checkForget)
-		r.Post("/backends/{backend}/forget", settingsRoutes{s}.forgetBackend)
+		r.Get("/backends/{backend}/forget", newSettingsRoutes(s).checkForget)
+		r.Post("/backends/{backend}/forget", newSettingsRoutes(s).forgetBackend)
 		r.Get("/approvals", approvalRequests{s}.listApprovals)
 		r.Get("/approvals/{approval}", approvalRequests{s}.getApproval)
 		r.Post("/approvals/{approval}/approve", approvalRequests{s}.approve)
 		r.Post("/approvals/{approval}/decline", approvalRequests{s}.decline)
-		r.Get("/settings", settingsRoutes{s}.getSettings)
-		r.Put("/settings", settingsRoutes{s}.saveSettings)
-		r.Get("/templates", settingsRoutes{s}.listTemplates)
-		r.Put("/templates/{template}", settingsRoutes{s}.saveTemplate)
-		r.Delete("/templates/{template}", settingsRoutes{s}.deleteTemplate)
+		r.Get("/settings", newSettingsRoutes(s).getSettings)
+		r.Put("/settings", newSettingsRoutes(s).saveSettings)
+		r.Get("/templates", newSettingsRoutes(s).listTemplates)
+		r.Put("/templates/{template}", newSettingsRoutes(s).saveTemplate)
+		r.Delete("/templates/{template}", newSettingsRoutes(s).deleteTemplate)
 	})
 	return r
 }

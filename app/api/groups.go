@@ -1,0 +1,8 @@
+package api
+
+// Each group of handlers is built here, from the server, with what its
+// handlers use and nothing more.
+
+func newSettingsRoutes(s *server) settingsRoutes {
+	return settingsRoutes{failer: s.failer, core: s.core, boxes: s.boxes}
+}
