@@ -6,3 +6,7 @@ package api
 func newSettingsRoutes(s *server) settingsRoutes {
 	return settingsRoutes{failer: s.failer, core: s.core, boxes: s.boxes}
 }
+
+func newApprovalRequests(s *server) approvalRequests {
+	return approvalRequests{failer: s.failer, approvalOperations: s.operations, core: s.core, approvals: s.approvals}
+}
