@@ -10,3 +10,7 @@ func newSettingsRoutes(s *server) settingsRoutes {
 func newApprovalRequests(s *server) approvalRequests {
 	return approvalRequests{failer: s.failer, approvalOperations: s.operations, core: s.core, approvals: s.approvals}
 }
+
+func newSnapshotMoves(s *server) snapshotMoves {
+	return snapshotMoves{failer: s.failer, moveOperations: s.operations, contents: s.contents}
+}

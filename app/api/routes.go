@@ -17,7 +17,7 @@ func (s *server) routes() *chi.Mux {
 
 	r.Get("/openapi.json", serveOpenAPI)
 	// A share code's copy, to whoever holds the code (shared_copy.go).
-	r.Post("/shared", snapshotMoves{s}.sharedCopy)
+	r.Post("/shared", newSnapshotMoves(s).sharedCopy)
 
 	r.Group(func(r chi.Router) {
 		r.Use(s.authenticate)
@@ -57,12 +57,12 @@ func (s *server) routes() *chi.Mux {
 		r.Get("/boxes/{box}/snapshots/{snapshot}/lineage", snapshotReads{s}.snapshotLineage)
 
 		// Moving snapshots: export, import, share codes.
-		r.Get("/boxes/{box}/export", snapshotMoves{s}.exportSnapshots)
-		r.Post("/import", snapshotMoves{s}.importSnapshots)
-		r.Post("/boxes/{box}/snapshots/{snapshot}/shares", snapshotMoves{s}.makeShare)
-		r.Get("/shares", snapshotMoves{s}.listShares)
-		r.Delete("/shares/{share}", snapshotMoves{s}.revokeShare)
-		r.Post("/shares/redeem", snapshotMoves{s}.redeemShare)
+		r.Get("/boxes/{box}/export", newSnapshotMoves(s).exportSnapshots)
+		r.Post("/import", newSnapshotMoves(s).importSnapshots)
+		r.Post("/boxes/{box}/snapshots/{snapshot}/shares", newSnapshotMoves(s).makeShare)
+		r.Get("/shares", newSnapshotMoves(s).listShares)
+		r.Delete("/shares/{share}", newSnapshotMoves(s).revokeShare)
+		r.Post("/shares/redeem", newSnapshotMoves(s).redeemShare)
 
 		// Operations.
 		r.Get("/operations/{operation}", s.getOperation)
