@@ -14,3 +14,8 @@ func newApprovalRequests(s *server) approvalRequests {
 func newSnapshotMoves(s *server) snapshotMoves {
 	return snapshotMoves{failer: s.failer, moveOperations: s.operations, contents: s.contents}
 }
+
+func newBoxRoutes(s *server) boxRoutes {
+	return boxRoutes{failer: s.failer, boxOperations: s.operations, core: s.core, boxes: s.boxes,
+		keeps: s.keeps, restores: s.restores, plans: s.plans}
+}
