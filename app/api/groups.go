@@ -19,3 +19,8 @@ func newBoxRoutes(s *server) boxRoutes {
 	return boxRoutes{failer: s.failer, boxOperations: s.operations, core: s.core, boxes: s.boxes,
 		keeps: s.keeps, restores: s.restores, plans: s.plans}
 }
+
+func newSnapshotReads(s *server) snapshotReads {
+	return snapshotReads{failer: s.failer, readLookups: s.lookups, core: s.core, contents: s.contents,
+		pictures: s.pictures, tab: s.tab}
+}

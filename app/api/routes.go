@@ -31,10 +31,10 @@ func (s *server) routes() *chi.Mux {
 		r.Get("/skill", serveSkill)
 
 		// Snapshots.
-		r.Get("/snapshots", snapshotReads{s}.listSnapshots)
-		r.Get("/boxes/{box}/snapshots", snapshotReads{s}.listBoxSnapshots)
+		r.Get("/snapshots", newSnapshotReads(s).listSnapshots)
+		r.Get("/boxes/{box}/snapshots", newSnapshotReads(s).listBoxSnapshots)
 		r.Post("/boxes/{box}/snapshots", snapshotChanges{s}.takeSnapshot)
-		r.Get("/boxes/{box}/snapshots/{snapshot}", snapshotReads{s}.getSnapshot)
+		r.Get("/boxes/{box}/snapshots/{snapshot}", newSnapshotReads(s).getSnapshot)
 		r.Delete("/boxes/{box}/snapshots/{snapshot}", snapshotChanges{s}.deleteSnapshot)
 		r.Post("/boxes/{box}/snapshots/{snapshot}/restore", snapshotChanges{s}.restoreSnapshot)
 		r.Get("/boxes/{box}/snapshots/{snapshot}/fork", snapshotChanges{s}.checkFork)
@@ -49,12 +49,12 @@ func (s *server) routes() *chi.Mux {
 		r.Put("/boxes/{box}/history", newBoxRoutes(s).setBoxHistory)
 		r.Delete("/boxes/{box}/history", newBoxRoutes(s).deleteHistory)
 		r.Post("/boxes/{box}/snapshots/{snapshot}/renew", snapshotChanges{s}.renewSnapshot)
-		r.Get("/boxes/{box}/snapshots/{snapshot}/picture", snapshotReads{s}.snapshotPicture)
-		r.Get("/boxes/{box}/snapshots/{snapshot}/files", snapshotReads{s}.snapshotFiles)
-		r.Get("/boxes/{box}/snapshots/{snapshot}/file", snapshotReads{s}.snapshotFile)
-		r.Get("/boxes/{box}/snapshots/{snapshot}/download", snapshotReads{s}.snapshotDownload)
-		r.Get("/boxes/{box}/snapshots/{snapshot}/diff", snapshotReads{s}.snapshotDiff)
-		r.Get("/boxes/{box}/snapshots/{snapshot}/lineage", snapshotReads{s}.snapshotLineage)
+		r.Get("/boxes/{box}/snapshots/{snapshot}/picture", newSnapshotReads(s).snapshotPicture)
+		r.Get("/boxes/{box}/snapshots/{snapshot}/files", newSnapshotReads(s).snapshotFiles)
+		r.Get("/boxes/{box}/snapshots/{snapshot}/file", newSnapshotReads(s).snapshotFile)
+		r.Get("/boxes/{box}/snapshots/{snapshot}/download", newSnapshotReads(s).snapshotDownload)
+		r.Get("/boxes/{box}/snapshots/{snapshot}/diff", newSnapshotReads(s).snapshotDiff)
+		r.Get("/boxes/{box}/snapshots/{snapshot}/lineage", newSnapshotReads(s).snapshotLineage)
 
 		// Moving snapshots: export, import, share codes.
 		r.Get("/boxes/{box}/export", newSnapshotMoves(s).exportSnapshots)

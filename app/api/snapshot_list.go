@@ -95,7 +95,7 @@ func listParams(r *http.Request) (kept bool, auto *bool, err error) {
 }
 
 // list answers one box's snapshots.
-func (s *server) list(w http.ResponseWriter, r *http.Request, q snapshots.ListQuery) {
+func (s snapshotReads) list(w http.ResponseWriter, r *http.Request, q snapshots.ListQuery) {
 	if err := checkRef("box", q.Box); err != nil {
 		s.fail(w, r, err)
 		return
