@@ -24,3 +24,7 @@ func newSnapshotReads(s *server) snapshotReads {
 	return snapshotReads{failer: s.failer, readLookups: s.lookups, core: s.core, contents: s.contents,
 		pictures: s.pictures, tab: s.tab}
 }
+
+func newForkMany(s *server) forkMany {
+	return forkMany{failer: s.failer, forkOperations: s.operations, core: s.core, forks: s.forks}
+}
