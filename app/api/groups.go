@@ -28,3 +28,8 @@ func newSnapshotReads(s *server) snapshotReads {
 func newForkMany(s *server) forkMany {
 	return forkMany{failer: s.failer, forkOperations: s.operations, core: s.core, forks: s.forks}
 }
+
+func newSnapshotChanges(s *server) snapshotChanges {
+	return snapshotChanges{failer: s.failer, changeOperations: s.operations, core: s.core, take: s.take,
+		keeps: s.keeps, restores: s.restores, forks: s.forks, plans: s.plans, many: newForkMany(s)}
+}
