@@ -33,3 +33,9 @@ func newSnapshotChanges(s *server) snapshotChanges {
 	return snapshotChanges{failer: s.failer, changeOperations: s.operations, core: s.core, take: s.take,
 		keeps: s.keeps, restores: s.restores, forks: s.forks, plans: s.plans, many: newForkMany(s)}
 }
+
+func newAgentTools(s *server) agentTools {
+	return agentTools{failer: s.failer, toolOperations: s.operations, toolLookups: s.lookups, core: s.core,
+		boxes: s.boxes, take: s.take, keeps: s.keeps, restores: s.restores, forks: s.forks, plans: s.plans,
+		pictures: s.pictures, many: newForkMany(s), trash: newBoxRoutes(s)}
+}

@@ -48,7 +48,7 @@ func (s agentTools) toolFork(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p.Count != 0 {
-		newForkMany(s.server).tool(w, r, p)
+		s.many.tool(w, r, p)
 		return
 	}
 	ctx, c := r.Context(), caller(r)

@@ -99,7 +99,7 @@ func (s agentTools) toolTrash(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	newBoxRoutes(s.server).listTrash(w, r)
+	s.trash.listTrash(w, r)
 }
 
 // toolTrashRestore is box_trash_restore: a box of the agent's own thread
