@@ -39,3 +39,9 @@ func newAgentTools(s *server) agentTools {
 		boxes: s.boxes, take: s.take, keeps: s.keeps, restores: s.restores, forks: s.forks, plans: s.plans,
 		pictures: s.pictures, many: newForkMany(s), trash: newBoxRoutes(s)}
 }
+
+func newHostRoutes(s *server) hostRoutes {
+	return hostRoutes{failer: s.failer, hostOperations: s.operations, hosts: s.hosts}
+}
+
+func newHeadRoutes(s *server) headRoutes { return headRoutes{failer: s.failer, heads: s.heads} }

@@ -75,10 +75,10 @@ func (s *server) routes() *chi.Mux {
 		r.Post("/boxes/{box}/release", newBoxRoutes(s).releaseBox)
 		r.Post("/boxes/{box}/reset", newBoxRoutes(s).resetBox)
 		r.Post("/boxes/{box}/undo", newBoxRoutes(s).undoBox)
-		r.Post("/boxes/{box}/move", func(w http.ResponseWriter, r *http.Request) { moveBox(s, w, r) })
-		r.Get("/hosts", func(w http.ResponseWriter, r *http.Request) { showHosts(s, w, r) })
-		r.Post("/hosts/{host}/gone", func(w http.ResponseWriter, r *http.Request) { goneHost(s, w, r) })
-		r.Post("/hosts/{host}/takeover", func(w http.ResponseWriter, r *http.Request) { takeoverHost(s, w, r) })
+		r.Post("/boxes/{box}/move", func(w http.ResponseWriter, r *http.Request) { moveBox(newHostRoutes(s), w, r) })
+		r.Get("/hosts", func(w http.ResponseWriter, r *http.Request) { showHosts(newHostRoutes(s), w, r) })
+		r.Post("/hosts/{host}/gone", func(w http.ResponseWriter, r *http.Request) { goneHost(newHostRoutes(s), w, r) })
+		r.Post("/hosts/{host}/takeover", func(w http.ResponseWriter, r *http.Request) { takeoverHost(newHostRoutes(s), w, r) })
 
 		// The trash.
 		r.Get("/trash", newBoxRoutes(s).listTrash)
@@ -87,7 +87,7 @@ func (s *server) routes() *chi.Mux {
 		r.Put("/boxes/{box}/presence", newBoxRoutes(s).setPresence)
 		r.Get("/boxes/{box}/log", newBoxRoutes(s).boxLog)
 		r.Get("/boxes/{box}/lineage", newBoxRoutes(s).boxLineage)
-		r.Put("/boxes/{box}/head", func(w http.ResponseWriter, r *http.Request) { setHead(s, w, r) })
+		r.Put("/boxes/{box}/head", func(w http.ResponseWriter, r *http.Request) { setHead(newHeadRoutes(s), w, r) })
 
 		// Threads.
 		r.Get("/threads", s.listThreads)
