@@ -9,28 +9,13 @@ import (
 	"github.com/boxsnap/boxsnap/app/wire"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
-	"github.com/boxsnap/boxsnap/app/snapshots/fork"
-	"github.com/boxsnap/boxsnap/app/snapshots/keep"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
-	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
 // ToolWait bounds how long a tool, or a REST call with wait=true, waits for
 // the operation it started; the request's own context can end it sooner.
 // Past it, the answer is the running operation, to ask again.
 const ToolWait = 10 * time.Minute
-
-// operations wait for an operation the caller may see and answer for it:
-// its end, its failure, its words. The server holds them, and a group of
-// handlers reaches them through an interface it declares.
-type operations struct {
-	failer
-	lookups
-	take     *take.Take
-	restores *restore.Restores
-	keeps    *keep.Keeps
-	forks    *fork.Forks
-}
 
 // waitOp waits for the operation to end (the core's Wait ends the moment
 // its operation's end is notified), or for ctx or ToolWait, and returns it

@@ -17,20 +17,6 @@ import (
 // box now, "for a fork": the fork seam's.
 const ForkTakeName = fork.TakeName
 
-// forkAnswer is box_fork's answer: the new box, as box_acquire answers it,
-// and “forked from amber-fox at 10:42”; with the take's words when it took
-// a snapshot first.
-type forkAnswer struct {
-	*snapshots.Box
-	Message   string `json:"message"`
-	Operation string `json:"operation"`
-	From      string `json:"from"`
-	// Forked is the ID of the snapshot the fork was made from.
-	Forked string `json:"forked"`
-	// Took is what the take said, when box_fork took a snapshot first.
-	Took string `json:"took,omitempty"`
-}
-
 const forkTakes = "snapshot (its name or ID, with box for a name), or box alone to fork the box now; and optionally name, count and request"
 
 // toolFork is box_fork: a new box of the thread from a snapshot, or from
@@ -102,7 +88,7 @@ func (s agentTools) toolFork(w http.ResponseWriter, r *http.Request) {
 	if op.Target != nil {
 		forked = *op.Target
 	}
-	writeJSON(w, http.StatusOK, forkAnswer{Box: boxView(c, b), Message: msg, Operation: op.ID, From: res.From, Forked: forked, Took: tookWords})
+	writeJSON(w, http.StatusOK, wire.ForkAnswer{Box: boxView(c, b), Message: msg, Operation: op.ID, From: res.From, Forked: forked, Took: tookWords})
 }
 
 // checkForkParams refuses box_fork's input that names nothing, before

@@ -12,25 +12,6 @@ import (
 	"github.com/boxsnap/boxsnap/app/wire"
 )
 
-// forkMany is a fork into many boxes, for box_fork and POST .../fork with
-// count: the core, the fork seam and forkOperations, nothing else of the
-// server.
-type forkMany struct {
-	failer
-	forkOperations
-	core  *snapshots.Service
-	forks *fork.Forks
-}
-
-// forkOperations is what a fork into many asks of the operations: the
-// snapshot of the box now it forks, taken once for all of them; that
-// snapshot deleted when the forks are refused; a box's name.
-type forkOperations interface {
-	forkCapture(w http.ResponseWriter, r *http.Request, p toolparams.ForkToolParams) (tookForFork, bool)
-	undoForkTake(ctx context.Context, c snapshots.Caller, id, name string, refused error) error
-	boxName(ctx context.Context, c snapshots.Caller, op *snapshots.Operation) string
-}
-
 // tool is box_fork with count: one snapshot (the one named, or one
 // taken now, once for all of them) and count forks of it, each its own
 // operation and box, waited for together. It answers each fork's end: one
