@@ -56,22 +56,16 @@ type Options struct {
 	Hosts *hosts.Hosts
 }
 
-// server holds the handlers' dependencies.
+// server holds the handlers' dependencies, and builds each group of
+// handlers with what that group uses. Its own handlers are the
+// operations', the threads' and the token check.
 type server struct {
-	core      *snapshots.Service
-	take      *take.Take
-	keeps     *keep.Keeps
-	restores  *restore.Restores
-	contents  *contents.Contents
+	operations
 	approvals *approvals.Approvals
 	pictures  *pictures.Pictures
 	auth      *auth.Service
-	logger    *slog.Logger
 	tab       *tab.Tab
-	boxes     *boxes.Boxes
-	heads     *heads.Heads
 	plans     *plans.Plans
-	forks     *fork.Forks
 	hosts     *hosts.Hosts
 }
 
@@ -81,7 +75,9 @@ func New(opts Options) http.Handler { return newServer(opts).routes() }
 
 // newServer holds opts for the handlers, the JSON API's and MCP's alike.
 func newServer(opts Options) *server {
-	s := &server{core: opts.Core, restores: opts.Restores, take: opts.Take, keeps: opts.Keeps, tab: opts.Tab, boxes: opts.Boxes, forks: opts.Forks, contents: opts.Contents, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, logger: opts.Logger, heads: opts.Heads, hosts: opts.Hosts}
+	looks := lookups{core: opts.Core, contents: opts.Contents, heads: opts.Heads, boxes: opts.Boxes}
+	ops := operations{failer: failer{logger: opts.Logger}, lookups: looks, take: opts.Take, restores: opts.Restores, keeps: opts.Keeps, forks: opts.Forks}
+	s := &server{operations: ops, tab: opts.Tab, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, hosts: opts.Hosts}
 	if opts.Core != nil && opts.Restores != nil {
 		s.plans = plans.New(opts.Core, opts.Restores, opts.Restores.Resets(), nil)
 		if opts.Boxes != nil {

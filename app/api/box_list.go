@@ -5,11 +5,8 @@ import (
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/wire"
 )
-
-type boxesAnswer struct {
-	Boxes []*snapshots.Box `json:"boxes"`
-}
 
 // listBoxes lists the boxes the caller may see.
 func (s boxRoutes) listBoxes(w http.ResponseWriter, r *http.Request) {
@@ -23,12 +20,12 @@ func (s boxRoutes) listBoxes(w http.ResponseWriter, r *http.Request) {
 
 // boxesOf is the boxes the caller may see, as GET /boxes and box_list
 // answer them.
-func (s *server) boxesOf(ctx context.Context, c snapshots.Caller) (boxesAnswer, error) {
+func (s lookups) boxesOf(ctx context.Context, c snapshots.Caller) (wire.BoxesAnswer, error) {
 	boxes, err := s.boxes.List(ctx, c)
 	if err != nil {
-		return boxesAnswer{}, err
+		return wire.BoxesAnswer{}, err
 	}
-	ans := boxesAnswer{Boxes: []*snapshots.Box{}}
+	ans := wire.BoxesAnswer{Boxes: []*snapshots.Box{}}
 	for _, b := range boxes {
 		ans.Boxes = append(ans.Boxes, boxView(c, b))
 	}

@@ -5,16 +5,12 @@ import (
 	"strconv"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/wire"
 )
 
 // DefaultLogLimit is how many box log events an answer holds unless
 // ?limit= says otherwise, up to the log's own bound.
 const DefaultLogLimit = 200
-
-type logAnswer struct {
-	Box    string               `json:"box"`
-	Events []snapshots.LogEvent `json:"events"`
-}
 
 // boxLog answers a box's log, newest first, as the caller may see it.
 func (s boxRoutes) boxLog(w http.ResponseWriter, r *http.Request) {
@@ -40,5 +36,5 @@ func (s boxRoutes) boxLog(w http.ResponseWriter, r *http.Request) {
 	if events == nil {
 		events = []snapshots.LogEvent{}
 	}
-	writeJSON(w, http.StatusOK, logAnswer{Box: ref, Events: events})
+	writeJSON(w, http.StatusOK, wire.LogAnswer{Box: ref, Events: events})
 }

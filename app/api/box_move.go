@@ -9,7 +9,7 @@ import (
 
 // moveBox moves a box to another host, as a restore there from its newest
 // snapshot.
-func moveBox(s *server, w http.ResponseWriter, r *http.Request) {
+func moveBox(s hostRoutes, w http.ResponseWriter, r *http.Request) {
 	box := param(r, "box")
 	var body wire.MoveBody
 	err := checkRef("box", box)

@@ -19,15 +19,15 @@
 // /boxes/{box}/snapshots/{snapshot} is getSnapshot in snapshot_get.go, and
 // the GET that checks an action first (checkFork) lives beside the action's
 // POST.
-// A handler is a method of a small type that holds the server, one for
-// each group of them, so the server's type keeps only what they share:
-// the agent tools' own (box_fork's is toolFork, in tool_fork.go) are
-// agentTools', the boxes' and the trash's boxRoutes', a snapshot's reads
-// snapshotReads', its take and changes snapshotChanges', export, import
-// and share codes snapshotMoves', the requests for the person's word
-// approvalRequests', and the settings, templates and a backend's forget
-// settingsRoutes'; the operations' and the threads' are server's own, and
-// a few are functions of it (setHead, the hosts').
+// A handler is a method of a small type, one a group (groups.go), which
+// holds what its handlers use: the seams they call, and the shared reads
+// and waits (lookups, operations) through an interface it declares, never
+// the server: agentTools (the tools' own, box_fork's toolFork in
+// tool_fork.go), boxRoutes (boxes, the trash), snapshotReads,
+// snapshotChanges (a take and a snapshot's changes), snapshotMoves
+// (export, import, share codes), approvalRequests, settingsRoutes,
+// hostRoutes (hosts, a box's move) and headRoutes (setHead). The
+// operations', the threads' and the token check are the server's own.
 //
 // It calls the core (app/snapshots) and app/auth only. The caller's thread
 // always comes from its token, never from a parameter; what a caller may do

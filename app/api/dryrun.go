@@ -5,7 +5,7 @@ import "net/http"
 // answer answers v, or the refusal err says: a dry run's plan (a
 // destructive tool's dry_run, a route's ?dry_run=true) the real call would
 // carry out, after every check it runs, changing nothing; a host's record.
-func (s *server) answer(w http.ResponseWriter, r *http.Request, plan any, err error) {
+func (s failer) answer(w http.ResponseWriter, r *http.Request, plan any, err error) {
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -11,7 +11,7 @@ import (
 
 // setHead is box_head and PUT /boxes/{box}/head (its box from the path), a
 // function both tables name: a snapshot the caller sees becomes the head.
-func setHead(s *server, w http.ResponseWriter, r *http.Request) {
+func setHead(s headRoutes, w http.ResponseWriter, r *http.Request) {
 	var p toolparams.HeadParams
 	var err error
 	if p.Box = param(r, "box"); p.Box != "" {

@@ -7,7 +7,7 @@ import (
 )
 
 // goneHost marks a host gone for good, the person's word.
-func goneHost(s *server, w http.ResponseWriter, r *http.Request) {
+func goneHost(s hostRoutes, w http.ResponseWriter, r *http.Request) {
 	err := checkRef("host", param(r, "host"))
 	var h wire.HostAnswer
 	if err == nil {

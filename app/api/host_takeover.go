@@ -7,7 +7,7 @@ import (
 )
 
 // takeoverHost carries a gone host's boxes over to the host asked.
-func takeoverHost(s *server, w http.ResponseWriter, r *http.Request) {
+func takeoverHost(s hostRoutes, w http.ResponseWriter, r *http.Request) {
 	var body wire.TakeOverBody
 	err := checkRef("host", param(r, "host"))
 	if err == nil {

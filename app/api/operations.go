@@ -20,7 +20,7 @@ const ToolWait = 10 * time.Minute
 // waitOp waits for the operation to end (the core's Wait ends the moment
 // its operation's end is notified), or for ctx or ToolWait, and returns it
 // as the caller sees it then.
-func (s *server) waitOp(ctx context.Context, c snapshots.Caller, id string) (*snapshots.Operation, error) {
+func (s operations) waitOp(ctx context.Context, c snapshots.Caller, id string) (*snapshots.Operation, error) {
 	// The caller may see it: ask first, so Wait never reads another's.
 	if _, err := s.core.Operation(ctx, c, id); err != nil {
 		return nil, err
@@ -37,7 +37,7 @@ func (s *server) waitOp(ctx context.Context, c snapshots.Caller, id string) (*sn
 // for it when it did not end done: the refusal, the failure or the
 // unconfirmed words, or 202 while it still runs. It returns the done
 // operation and true when the tool should answer its result.
-func (s *server) runTool(w http.ResponseWriter, r *http.Request, start func(context.Context, snapshots.Caller) (*snapshots.Operation, error)) (*snapshots.Operation, bool) {
+func (s operations) runTool(w http.ResponseWriter, r *http.Request, start func(context.Context, snapshots.Caller) (*snapshots.Operation, error)) (*snapshots.Operation, bool) {
 	c := caller(r)
 	mark := s.core.WaitMark()
 	op, err := start(r.Context(), c)
@@ -67,7 +67,7 @@ func (s *server) runTool(w http.ResponseWriter, r *http.Request, start func(cont
 // answerOperation answers an operation just admitted: at once (202) unless
 // wait, else once it ends: 200 with its words when done, the error shape
 // when it failed or could not be confirmed, 202 when it still runs.
-func (s *server) answerOperation(w http.ResponseWriter, r *http.Request, op *snapshots.Operation, wait bool) {
+func (s operations) answerOperation(w http.ResponseWriter, r *http.Request, op *snapshots.Operation, wait bool) {
 	c := caller(r)
 	if wait {
 		var err error
@@ -88,7 +88,7 @@ func (s *server) answerOperation(w http.ResponseWriter, r *http.Request, op *sna
 
 // endedBadly answers a failed or unconfirmed operation in the error shape,
 // with the operation's ID, and reports whether it did.
-func (s *server) endedBadly(w http.ResponseWriter, r *http.Request, op *snapshots.Operation) bool {
+func (s operations) endedBadly(w http.ResponseWriter, r *http.Request, op *snapshots.Operation) bool {
 	switch op.State {
 	case snapshots.OpFailed:
 		why, observed := "", ""
@@ -116,7 +116,7 @@ func runningWords(op *snapshots.Operation) string {
 
 // describe says what a finished operation did, in the specification's
 // words.
-func (s *server) describe(ctx context.Context, c snapshots.Caller, op *snapshots.Operation) string {
+func (s operations) describe(ctx context.Context, c snapshots.Caller, op *snapshots.Operation) string {
 	box := s.boxName(ctx, c, op)
 	switch op.Kind {
 	case snapshots.OpTake:
@@ -160,7 +160,7 @@ func (s *server) describe(ctx context.Context, c snapshots.Caller, op *snapshots
 	return fmt.Sprintf("The %s is done.", op.Kind)
 }
 
-func (s *server) boxName(ctx context.Context, c snapshots.Caller, op *snapshots.Operation) string {
+func (s lookups) boxName(ctx context.Context, c snapshots.Caller, op *snapshots.Operation) string {
 	if op.BoxID == nil {
 		return "the box"
 	}

@@ -47,10 +47,10 @@ func writeError(w http.ResponseWriter, code snapshots.Code, words string, tryAga
 // fail answers err: a refusal with its code's status and its words; anything else
 // is logged and answered 500 with words that hold no detail (and so no
 // secret).
-func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
+func (s failer) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if a, ok := approvals.AsAsked(err); ok {
 		// Not a refusal: the agent asked the person.
-		writeJSON(w, http.StatusAccepted, askedAnswer{Message: a.Words + " " + pollWords(a.Approval.ID), Request: a.Approval.ID, State: a.Approval.State})
+		writeJSON(w, http.StatusAccepted, wire.AskedAnswer{Message: a.Words + " " + pollWords(a.Approval.ID), Request: a.Approval.ID, State: a.Approval.State})
 		return
 	}
 	if ref, ok := snapshots.AsRefusal(err); ok {

@@ -8,10 +8,6 @@ import (
 	"github.com/boxsnap/boxsnap/app/wire"
 )
 
-type codeBody struct {
-	Code string `json:"code"`
-}
-
 // redeemShare redeems a share code: its copy, without its secrets, becomes
 // a new box of the person's. With from, the copy comes from that boxsnap
 // (Contents.RedeemFrom). The person only.

@@ -3,6 +3,8 @@ package api
 import (
 	"fmt"
 	"net/http"
+
+	"github.com/boxsnap/boxsnap/app/wire"
 )
 
 // sharedCopy streams a share code's copy as an export file, to whoever
@@ -10,7 +12,7 @@ import (
 // --from). The code is the only authority; it travels in the body, never
 // in a URL that logs keep.
 func (s snapshotMoves) sharedCopy(w http.ResponseWriter, r *http.Request) {
-	var body codeBody
+	var body wire.CodeBody
 	if err := decode(r, &body, "code"); err != nil {
 		s.fail(w, r, err)
 		return

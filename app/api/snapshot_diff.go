@@ -50,7 +50,7 @@ func intParam(v, name string) (int, error) {
 }
 
 // compare is the REST route's and box_snapshot_diff's one comparison.
-func (s *server) compare(r *http.Request, box, ref, against, path string, offset, limit int) (*wire.DiffAnswer, error) {
+func (s lookups) compare(r *http.Request, box, ref, against, path string, offset, limit int) (*wire.DiffAnswer, error) {
 	if against != "" {
 		if err := checkRef("against", against); err != nil {
 			return nil, err

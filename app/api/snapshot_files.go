@@ -21,7 +21,7 @@ func (s snapshotReads) snapshotFiles(w http.ResponseWriter, r *http.Request) {
 
 // folderOf is one folder of a snapshot the caller may see, as the REST
 // route and box_snapshot_files answer it.
-func (s *server) folderOf(ctx context.Context, c snapshots.Caller, box, ref, path string) (wire.FilesAnswer, error) {
+func (s lookups) folderOf(ctx context.Context, c snapshots.Caller, box, ref, path string) (wire.FilesAnswer, error) {
 	if err := checkBoxAndSnapshot(box, ref); err != nil {
 		return wire.FilesAnswer{}, err
 	}
@@ -49,7 +49,7 @@ func (s snapshotReads) snapshotFile(w http.ResponseWriter, r *http.Request) {
 
 // fileOf is one file of a snapshot the caller may see, as the REST route
 // and box_snapshot_file answer it.
-func (s *server) fileOf(ctx context.Context, c snapshots.Caller, box, ref, path string) (wire.FileAnswer, error) {
+func (s lookups) fileOf(ctx context.Context, c snapshots.Caller, box, ref, path string) (wire.FileAnswer, error) {
 	if err := checkBoxAndSnapshot(box, ref); err != nil {
 		return wire.FileAnswer{}, err
 	}

@@ -43,7 +43,7 @@ func (s snapshotChanges) forkSnapshot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if body.Count != 0 {
-		forkMany{s.server}.rest(w, r, box, ref, body, wait)
+		s.many.rest(w, r, box, ref, body, wait)
 		return
 	}
 	op, err := s.forks.Fork(r.Context(), c, fork.ForkRequest{Box: box, Snapshot: ref, Name: body.Name,

@@ -22,7 +22,7 @@ func (s snapshotReads) snapshotLineage(w http.ResponseWriter, r *http.Request) {
 // lineageOf is a snapshot's lineage as the caller may see it, or the box's
 // when ref is empty: its head, the snapshot its state descends from, and
 // the head's lineage.
-func (s *server) lineageOf(ctx context.Context, c snapshots.Caller, box, ref string) (heads.Lineage, error) {
+func (s lookups) lineageOf(ctx context.Context, c snapshots.Caller, box, ref string) (heads.Lineage, error) {
 	if ref == "" {
 		if err := checkRef("box", box); err != nil {
 			return heads.Lineage{}, err

@@ -95,7 +95,7 @@ func listParams(r *http.Request) (kept bool, auto *bool, err error) {
 }
 
 // list answers one box's snapshots.
-func (s *server) list(w http.ResponseWriter, r *http.Request, q snapshots.ListQuery) {
+func (s snapshotReads) list(w http.ResponseWriter, r *http.Request, q snapshots.ListQuery) {
 	if err := checkRef("box", q.Box); err != nil {
 		s.fail(w, r, err)
 		return
@@ -122,7 +122,7 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, q snapshots.ListQu
 }
 
 // listAnswer is the listing of these boxes' snapshots.
-func (s *server) listAnswer(ctx context.Context, c snapshots.Caller, list []snapshots.BoxSnapshots) (wire.ListAnswer, error) {
+func (s lookups) listAnswer(ctx context.Context, c snapshots.Caller, list []snapshots.BoxSnapshots) (wire.ListAnswer, error) {
 	settings, err := s.core.Settings(ctx)
 	if err != nil {
 		return wire.ListAnswer{}, err
@@ -143,7 +143,7 @@ func (s *server) listAnswer(ctx context.Context, c snapshots.Caller, list []snap
 	return ans, nil
 }
 
-func (s *server) full(ctx context.Context, sn *snapshots.Snapshot, tz *time.Location) wire.ListedFull {
+func (s lookups) full(ctx context.Context, sn *snapshots.Snapshot, tz *time.Location) wire.ListedFull {
 	return wire.ListedFull{Snapshot: sn, By: s.byWords(ctx, sn), When: sn.TakenAt.In(tz).Format("Mon 2 Jan 15:04"),
 		Size: snapshots.SizeOfWords(sn.SizeBytes, sn.SizeMeaning), Undo: sn.IsUndo()}
 }

@@ -3,25 +3,13 @@ package api
 import (
 	"net/http"
 
-	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/wire"
 )
-
-type threadBody struct {
-	Title string `json:"title"`
-}
-
-// threadAnswer holds the thread's token, shown this once: boxsnap keeps
-// only its hash.
-type threadAnswer struct {
-	Thread  *snapshots.Thread `json:"thread"`
-	Token   string            `json:"token"`
-	Message string            `json:"message"`
-}
 
 // createThread registers a thread for the owner and answers its agent's
 // token once.
 func (s *server) createThread(w http.ResponseWriter, r *http.Request) {
-	var body threadBody
+	var body wire.ThreadBody
 	if err := decode(r, &body, "title"); err != nil {
 		s.fail(w, r, err)
 		return
@@ -32,6 +20,6 @@ func (s *server) createThread(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusCreated, threadAnswer{Thread: th, Token: token,
+	writeJSON(w, http.StatusCreated, wire.ThreadAnswer{Thread: th, Token: token,
 		Message: "This is the thread's token for its agent. boxsnap shows it once: keep it now."})
 }

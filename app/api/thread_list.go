@@ -4,11 +4,8 @@ import (
 	"net/http"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/wire"
 )
-
-type threadsAnswer struct {
-	Threads []*snapshots.Thread `json:"threads"`
-}
 
 // listThreads lists the threads: every one for the owner, its own for an
 // agent.
@@ -21,5 +18,5 @@ func (s *server) listThreads(w http.ResponseWriter, r *http.Request) {
 	if ts == nil {
 		ts = []*snapshots.Thread{}
 	}
-	writeJSON(w, http.StatusOK, threadsAnswer{Threads: ts})
+	writeJSON(w, http.StatusOK, wire.ThreadsAnswer{Threads: ts})
 }

@@ -17,20 +17,6 @@ import (
 // box now, "for a fork": the fork seam's.
 const ForkTakeName = fork.TakeName
 
-// forkAnswer is box_fork's answer: the new box, as box_acquire answers it,
-// and “forked from amber-fox at 10:42”; with the take's words when it took
-// a snapshot first.
-type forkAnswer struct {
-	*snapshots.Box
-	Message   string `json:"message"`
-	Operation string `json:"operation"`
-	From      string `json:"from"`
-	// Forked is the ID of the snapshot the fork was made from.
-	Forked string `json:"forked"`
-	// Took is what the take said, when box_fork took a snapshot first.
-	Took string `json:"took,omitempty"`
-}
-
 const forkTakes = "snapshot (its name or ID, with box for a name), or box alone to fork the box now; and optionally name, count and request"
 
 // toolFork is box_fork: a new box of the thread from a snapshot, or from
@@ -48,13 +34,13 @@ func (s agentTools) toolFork(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p.Count != 0 {
-		forkMany{s.server}.tool(w, r, p)
+		s.many.tool(w, r, p)
 		return
 	}
 	ctx, c := r.Context(), caller(r)
 	ref, took, tookName, tookWords := p.Snapshot, "", "", ""
 	if ref == "" {
-		tk, ok := forkCapture(s.server, w, r, p)
+		tk, ok := s.forkCapture(w, r, p)
 		if !ok {
 			return
 		}
@@ -102,7 +88,7 @@ func (s agentTools) toolFork(w http.ResponseWriter, r *http.Request) {
 	if op.Target != nil {
 		forked = *op.Target
 	}
-	writeJSON(w, http.StatusOK, forkAnswer{Box: boxView(c, b), Message: msg, Operation: op.ID, From: res.From, Forked: forked, Took: tookWords})
+	writeJSON(w, http.StatusOK, wire.ForkAnswer{Box: boxView(c, b), Message: msg, Operation: op.ID, From: res.From, Forked: forked, Took: tookWords})
 }
 
 // checkForkParams refuses box_fork's input that names nothing, before
@@ -143,7 +129,7 @@ func checkForkName(name string) error {
 
 // undoForkTake deletes the snapshot box_fork took when the fork is then
 // refused, and says so after the fork's refusal.
-func (s *server) undoForkTake(ctx context.Context, c snapshots.Caller, id, name string, refused error) error {
+func (s operations) undoForkTake(ctx context.Context, c snapshots.Caller, id, name string, refused error) error {
 	ctx = context.WithoutCancel(ctx)
 	op, err := s.keeps.Delete(ctx, c, snapshots.DeleteRequest{Snapshot: id})
 	if err == nil {
@@ -188,7 +174,7 @@ type tookForFork struct{ id, name, words string }
 // first: its plan, room for every copy, the names), and waits for it. It
 // answers false when it has answered the call itself: a refusal, a take
 // that ended badly, or one still running.
-func forkCapture(s *server, w http.ResponseWriter, r *http.Request, p toolparams.ForkToolParams) (tookForFork, bool) {
+func (s operations) forkCapture(w http.ResponseWriter, r *http.Request, p toolparams.ForkToolParams) (tookForFork, bool) {
 	ctx, c := r.Context(), caller(r)
 	op, err := s.forks.CaptureNow(ctx, c, fork.NowRequest{Box: p.Box, Name: p.Name, Count: p.Count, RequestID: p.Request})
 	if err != nil {

@@ -12,11 +12,6 @@ import (
 	"github.com/boxsnap/boxsnap/app/wire"
 )
 
-// forkMany is a fork into many boxes, for box_fork and POST .../fork with
-// count: the server's core, seams and answers, in a type of its own so
-// the server's type does not grow.
-type forkMany struct{ *server }
-
 // tool is box_fork with count: one snapshot (the one named, or one
 // taken now, once for all of them) and count forks of it, each its own
 // operation and box, waited for together. It answers each fork's end: one
@@ -25,7 +20,7 @@ func (s forkMany) tool(w http.ResponseWriter, r *http.Request, p toolparams.Fork
 	ctx, c := r.Context(), caller(r)
 	ref, took, tookName, tookWords := p.Snapshot, "", "", ""
 	if ref == "" {
-		tk, ok := forkCapture(s.server, w, r, p)
+		tk, ok := s.forkCapture(w, r, p)
 		if !ok {
 			return
 		}

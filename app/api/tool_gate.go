@@ -9,14 +9,6 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 )
 
-// askedAnswer is box_restore's answer when it asked the person instead
-// (the form it takes): 202, the words, and the request's ID.
-type askedAnswer struct {
-	Message string `json:"message"`
-	Request string `json:"request"`
-	State   string `json:"state"`
-}
-
 // toolGate runs an agent's tool call: while a restore of a box its thread
 // works on waits for the person's word or runs, the call answers try_again
 // in words (the box holds its turns while it waits); otherwise the tool

@@ -11,17 +11,6 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 )
 
-// resetAnswer is box_reset's answer.
-type resetAnswer struct {
-	Message   string   `json:"message"`
-	Operation string   `json:"operation"`
-	Box       string   `json:"box"`
-	Undo      string   `json:"undo"`
-	UndoName  string   `json:"undoName"`
-	Kept      []string `json:"kept,omitempty"`
-	Skipped   []string `json:"skipped,omitempty"`
-}
-
 // toolReset is box_reset: the agent's own box made fresh from its
 // template, an undo always taken.
 func (s agentTools) toolReset(w http.ResponseWriter, r *http.Request) {
@@ -58,7 +47,7 @@ func (s agentTools) toolReset(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	box := s.boxName(r.Context(), caller(r), op)
-	writeJSON(w, http.StatusOK, resetAnswer{Message: restore.ResetDoneWords(box, res), Operation: op.ID, Box: box,
+	writeJSON(w, http.StatusOK, wire.ResetAnswer{Message: restore.ResetDoneWords(box, res), Operation: op.ID, Box: box,
 		Undo: res.Undo, UndoName: res.UndoName, Kept: res.Kept, Skipped: res.Skipped})
 }
 
@@ -99,7 +88,7 @@ func (s agentTools) toolTrash(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	boxRoutes{s.server}.listTrash(w, r)
+	s.trash.listTrash(w, r)
 }
 
 // toolTrashRestore is box_trash_restore: a box of the agent's own thread

@@ -6,24 +6,8 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/api/toolparams"
 	"github.com/boxsnap/boxsnap/app/snapshots"
-	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/app/wire"
 )
-
-// restoreAnswer is box_restore's answer: what it replaced, the undo's name,
-// whether processes ended, size changes, and the box's state.
-type restoreAnswer struct {
-	Message        string             `json:"message"`
-	Operation      string             `json:"operation"`
-	Box            string             `json:"box"`
-	Snapshot       string             `json:"snapshot"`
-	Name           string             `json:"name"`
-	Undo           string             `json:"undo,omitempty"`
-	UndoName       string             `json:"undoName,omitempty"`
-	ProcessesEnded bool               `json:"processesEnded"`
-	Size           *providers.BoxSize `json:"size,omitempty"`
-	BoxState       string             `json:"boxState"`
-	ReplacedUndos  []string           `json:"replacedUndos,omitempty"`
-}
 
 const restoreTakes = "box, snapshot, replace (true), request and dry_run"
 
@@ -75,7 +59,7 @@ func (s agentTools) writeRestored(w http.ResponseWriter, r *http.Request, op *sn
 		return
 	}
 	box := s.boxName(r.Context(), c, op)
-	writeJSON(w, http.StatusOK, restoreAnswer{
+	writeJSON(w, http.StatusOK, wire.RestoreAnswer{
 		Message: s.restoreWords(r.Context(), c, box, res), Operation: op.ID, Box: box, Snapshot: res.Target, Name: res.TargetName,
 		Undo: res.Undo, UndoName: res.UndoName, ProcessesEnded: res.Processes, Size: res.Size, BoxState: res.BoxState,
 		ReplacedUndos: res.Replaced,

@@ -5,15 +5,8 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/api/toolparams"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/wire"
 )
-
-// saveAnswer is what box_snapshot_save and box_snapshot_unsave answer.
-type saveAnswer struct {
-	Message   string `json:"message"`
-	Snapshot  string `json:"snapshot"`
-	Name      string `json:"name"`
-	Automatic bool   `json:"automatic"`
-}
 
 // toolSnapshotSave is box_snapshot_save: an automatic snapshot of a box the
 // thread may take snapshots of becomes an ordinary one, counted in the
@@ -37,7 +30,7 @@ func (s agentTools) toolSnapshotSave(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, saveAnswer{Snapshot: sn.ID, Name: sn.Name, Automatic: sn.Automatic,
+	writeJSON(w, http.StatusOK, wire.SaveAnswer{Snapshot: sn.ID, Name: sn.Name, Automatic: sn.Automatic,
 		Message: snapshots.SavedWords(sn.Name, " of "+sn.BoxName, sn.BoxName)})
 }
 
@@ -62,6 +55,6 @@ func (s agentTools) toolSnapshotUnsave(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, saveAnswer{Snapshot: sn.ID, Name: sn.Name, Automatic: sn.Automatic,
+	writeJSON(w, http.StatusOK, wire.SaveAnswer{Snapshot: sn.ID, Name: sn.Name, Automatic: sn.Automatic,
 		Message: snapshots.UnsavedWords(sn.Name, " of "+sn.BoxName)})
 }

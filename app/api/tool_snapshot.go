@@ -7,29 +7,9 @@ import (
 	"github.com/boxsnap/boxsnap/app/api/toolparams"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
+	"github.com/boxsnap/boxsnap/app/wire"
 	"github.com/boxsnap/boxsnap/providers"
 )
-
-// takeAnswer is box_snapshot's answer: its name and ID, what it holds and
-// leaves out, its size where known, how long it took, its price if any, and
-// "3 of 5 for this box".
-type takeAnswer struct {
-	Message   string           `json:"message"`
-	Operation string           `json:"operation"`
-	Snapshot  string           `json:"snapshot"`
-	Name      string           `json:"name"`
-	Box       string           `json:"box"`
-	Holds     string           `json:"holds"`
-	Excludes  string           `json:"excludes,omitempty"`
-	SizeBytes *int64           `json:"sizeBytes,omitempty"`
-	Size      string           `json:"size"`
-	TookMs    int64            `json:"tookMs"`
-	Price     *providers.Price `json:"price,omitempty"`
-	Count     int              `json:"count"`
-	Limit     int              `json:"limit"`
-	OfLimit   string           `json:"ofLimit"`
-	Replaced  string           `json:"replaced,omitempty"`
-}
 
 const snapshotTakes = "box, and optionally name, note, memory and request"
 
@@ -73,7 +53,7 @@ func (s agentTools) toolSnapshot(w http.ResponseWriter, r *http.Request) {
 		box, price = s.boxName(r.Context(), c, op), s.priceOf(r.Context(), c, res.Snapshot)
 	}
 	own := "own"
-	writeJSON(w, http.StatusOK, takeAnswer{
+	writeJSON(w, http.StatusOK, wire.TakeAnswer{
 		Message: takeWords(box, res, price), Operation: op.ID, Snapshot: res.Snapshot, Name: res.Name, Box: box,
 		Holds: snapshots.HoldsWords(res.Holds, ""), Excludes: res.Excludes, SizeBytes: res.Size, Size: snapshots.SizeOfWords(res.Size, &own), TookMs: res.TookMs,
 		Price: price, Count: res.Count, Limit: res.Limit, OfLimit: countWords(res.Count, res.Limit), Replaced: res.Replaced,

@@ -6,17 +6,8 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/api/toolparams"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/wire"
 )
-
-// deleteAnswer is box_snapshot_delete's answer: what it freed, where known.
-type deleteAnswer struct {
-	Message    string `json:"message"`
-	Operation  string `json:"operation"`
-	Snapshot   string `json:"snapshot"`
-	Name       string `json:"name"`
-	FreedBytes *int64 `json:"freedBytes,omitempty"`
-	Freed      string `json:"freed"`
-}
 
 const deleteTakes = "box and snapshot, and optionally request and dry_run"
 
@@ -59,6 +50,6 @@ func (s agentTools) toolSnapshotDelete(w http.ResponseWriter, r *http.Request) {
 	}
 	box := s.boxName(r.Context(), c, op)
 	own := "own"
-	writeJSON(w, http.StatusOK, deleteAnswer{Message: deleteWords(box, res), Operation: op.ID, Snapshot: res.Snapshot, Name: res.Name,
+	writeJSON(w, http.StatusOK, wire.DeleteAnswer{Message: deleteWords(box, res), Operation: op.ID, Snapshot: res.Snapshot, Name: res.Name,
 		FreedBytes: res.Freed, Freed: snapshots.SizeOfWords(res.Freed, &own)})
 }

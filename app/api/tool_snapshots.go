@@ -9,56 +9,8 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/api/toolparams"
 	"github.com/boxsnap/boxsnap/app/snapshots"
-	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/app/wire"
 )
-
-// boxListing is one box in box_snapshots' answer: what its snapshots hold,
-// or that it has none.
-type boxListing struct {
-	Box     string `json:"box"`
-	ID      string `json:"id"`
-	Message string `json:"message"`
-	OfLimit string `json:"ofLimit"`
-	// Stopped says why its backend stopped the box by itself (it reached
-	// its disk bound), when it did.
-	Stopped   string        `json:"stopped,omitempty"`
-	Snapshots []listedShort `json:"snapshots"`
-}
-
-// listedShort is one snapshot as a tool lists it: name, ID, when, by,
-// holds, size, price, kept, which guest, and its picture when asked.
-type listedShort struct {
-	Name      string           `json:"name"`
-	ID        string           `json:"id"`
-	TakenAt   time.Time        `json:"takenAt"`
-	When      string           `json:"when"`
-	By        string           `json:"by"`
-	Holds     string           `json:"holds"`
-	SizeBytes *int64           `json:"sizeBytes,omitempty"`
-	Size      string           `json:"size"`
-	Price     *providers.Price `json:"price,omitempty"`
-	Kept      bool             `json:"kept"`
-	KeptUntil *time.Time       `json:"keptUntil,omitempty"`
-	Guest     string           `json:"guest"`
-	State     string           `json:"state"`
-	Note      string           `json:"note,omitempty"`
-	Undo      bool             `json:"undo,omitempty"`
-	// Automatic: boxsnap took it because the box changed; it is thinned and
-	// not counted in the limit until box_snapshot_save saves it.
-	Automatic bool         `json:"automatic"`
-	Picture   *pictureData `json:"picture,omitempty"`
-}
-
-// pictureData is a snapshot's picture of the screen: a JPEG, base64.
-type pictureData struct {
-	JPEG   string `json:"jpeg"`
-	Width  int    `json:"width"`
-	Height int    `json:"height"`
-}
-
-type snapshotsAnswer struct {
-	Boxes []boxListing `json:"boxes"`
-}
 
 const snapshotsTakes = "box, pictures and automatic, all optional"
 
@@ -99,7 +51,7 @@ func (s agentTools) toolSnapshots(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tz := s.core.TimeZone(ctx)
-	ans := snapshotsAnswer{Boxes: []boxListing{}}
+	ans := wire.SnapshotsAnswer{Boxes: []wire.BoxListing{}}
 	for _, b := range boxes {
 		if b.State == snapshots.BoxReleased {
 			continue
@@ -113,7 +65,7 @@ func (s agentTools) toolSnapshots(w http.ResponseWriter, r *http.Request) {
 		if len(list) > 0 {
 			all = list[0].Snapshots
 		}
-		bl := boxListing{Box: b.Name, ID: b.ID, Snapshots: []listedShort{}}
+		bl := wire.BoxListing{Box: b.Name, ID: b.ID, Snapshots: []wire.ListedShort{}}
 		for _, sn := range all {
 			bl.Snapshots = append(bl.Snapshots, s.short(ctx, c, b, sn, tz, p.Pictures))
 		}
@@ -126,7 +78,7 @@ func (s agentTools) toolSnapshots(w http.ResponseWriter, r *http.Request) {
 }
 
 // boxHoldsWords says what a box's snapshots hold, or that it has none.
-func (s *server) boxHoldsWords(b *snapshots.Box, n int) string {
+func (s lookups) boxHoldsWords(b *snapshots.Box, n int) string {
 	what := "Its snapshots hold the disk"
 	if sn := s.core.Snapshotting(b); sn == nil {
 		what = "It takes no snapshots"
@@ -149,8 +101,8 @@ func (s *server) boxHoldsWords(b *snapshots.Box, n int) string {
 
 // short is one snapshot as a tool lists it; its picture only when asked and
 // only where mayAct allows (never a kept one's for an agent).
-func (s agentTools) short(ctx context.Context, c snapshots.Caller, b *snapshots.Box, sn *snapshots.Snapshot, tz *time.Location, pictures bool) listedShort {
-	ls := listedShort{Name: sn.Name, ID: sn.ID, TakenAt: sn.TakenAt, When: sn.TakenAt.In(tz).Format("Mon 2 Jan 15:04"),
+func (s agentTools) short(ctx context.Context, c snapshots.Caller, b *snapshots.Box, sn *snapshots.Snapshot, tz *time.Location, pictures bool) wire.ListedShort {
+	ls := wire.ListedShort{Name: sn.Name, ID: sn.ID, TakenAt: sn.TakenAt, When: sn.TakenAt.In(tz).Format("Mon 2 Jan 15:04"),
 		By: s.byWords(ctx, sn), Holds: snapshots.HoldsWords(sn.Holds, sn.Scope), SizeBytes: sn.SizeBytes, Size: snapshots.SizeOfWords(sn.SizeBytes, sn.SizeMeaning),
 		Kept: sn.Kept(), KeptUntil: sn.KeptUntil, Guest: sn.Guest, State: sn.State, Undo: sn.IsUndo(), Automatic: sn.Automatic}
 	if sn.Note != nil {
@@ -159,7 +111,7 @@ func (s agentTools) short(ctx context.Context, c snapshots.Caller, b *snapshots.
 	ls.Price = s.snapshotPrice(sn, b)
 	if pictures && sn.Picture == "taken" {
 		if pic, err := s.pictures.Get(ctx, c, sn.ID); err == nil {
-			ls.Picture = &pictureData{JPEG: base64.StdEncoding.EncodeToString(pic.JPEG), Width: pic.Width, Height: pic.Height}
+			ls.Picture = &wire.PictureData{JPEG: base64.StdEncoding.EncodeToString(pic.JPEG), Width: pic.Width, Height: pic.Height}
 		}
 	}
 	return ls
@@ -169,7 +121,7 @@ func (s agentTools) short(ctx context.Context, c snapshots.Caller, b *snapshots.
 // "by a boxsnap command", "by boxsnap: (why)". The caller sees only
 // snapshots of its own thread's agents, so naming the thread tells nothing
 // new.
-func (s *server) byWords(ctx context.Context, sn *snapshots.Snapshot) string {
+func (s lookups) byWords(ctx context.Context, sn *snapshots.Snapshot) string {
 	title, why := "", ""
 	if sn.ByThreadID != nil {
 		if t, err := s.boxes.Thread(ctx, snapshots.Owner(), *sn.ByThreadID); err == nil {

@@ -64,7 +64,7 @@ var tools = []toolDef{
 	{Name: "box_snapshot_files", Params: toolparams.LookParams{}, Required: []string{"box", "snapshot"}, Hints: reads, handle: tool(agentTools.toolSnapshotFiles)},
 	{Name: "box_snapshot_file", Params: toolparams.LookParams{}, Required: []string{"box", "snapshot", "path"}, Hints: reads, handle: tool(agentTools.toolSnapshotFile)},
 	{Name: "box_lineage", Params: toolparams.LineageParams{}, Required: []string{"box"}, Hints: reads, handle: tool(agentTools.toolLineage)},
-	{Name: "box_head", Params: toolparams.HeadParams{}, Required: []string{"box", "snapshot"}, Hints: sets, handle: setHead},
+	{Name: "box_head", Params: toolparams.HeadParams{}, Required: []string{"box", "snapshot"}, Hints: sets, handle: headTool},
 	{Name: "box_list", Params: toolparams.BoxListParams{}, Hints: reads, handle: tool(agentTools.toolBoxList)},
 	{Name: "box_make", Params: toolparams.BoxMakeParams{}, Required: []string{"template"}, Hints: adds, handle: tool(agentTools.toolBoxMake)},
 	{Name: "box_operation", Params: toolparams.OperationParams{}, Required: []string{"operation"}, Hints: reads, handle: (*server).getOperation},

@@ -48,7 +48,7 @@ func takeWords(box string, res take.TakeResult, price *providers.Price) string {
 
 // restoreWords is box_restore's answer: what it replaced, the undo's name,
 // whether processes ended, size changes, and the box's state.
-func (s *server) restoreWords(ctx context.Context, c snapshots.Caller, box string, res restore.RestoreResult) string {
+func (s lookups) restoreWords(ctx context.Context, c snapshots.Caller, box string, res restore.RestoreResult) string {
 	var b strings.Builder
 	taken := ""
 	if sn, _, err := s.core.Snapshot(ctx, c, res.Target); err == nil {
@@ -95,7 +95,7 @@ func deleteWords(box string, res snapshots.DeleteResult) string {
 	return fmt.Sprintf("Deleted ‘%s’ of %s: it freed %s.", name, box, snapshots.GB(*res.Freed))
 }
 
-func (s *server) keepWords(ctx context.Context, c snapshots.Caller, box string, unkeep bool, res snapshots.KeepResult) string {
+func (s lookups) keepWords(ctx context.Context, c snapshots.Caller, box string, unkeep bool, res snapshots.KeepResult) string {
 	name := res.Snapshot
 	if sn, _, err := s.core.Snapshot(ctx, c, res.Snapshot); err == nil {
 		name = "‘" + sn.Name + "’"
@@ -107,7 +107,7 @@ func (s *server) keepWords(ctx context.Context, c snapshots.Caller, box string, 
 }
 
 // priceOf is a snapshot's price, if it has one.
-func (s *server) priceOf(ctx context.Context, c snapshots.Caller, id string) *providers.Price {
+func (s lookups) priceOf(ctx context.Context, c snapshots.Caller, id string) *providers.Price {
 	sn, b, err := s.core.Snapshot(ctx, c, id)
 	if err != nil {
 		return nil
@@ -119,7 +119,7 @@ func (s *server) priceOf(ctx context.Context, c snapshots.Caller, id string) *pr
 // records none yet, the price its box's backend offers for the box's kind
 // (Snapshotting.Price); nil where neither has one, which answers say by
 // saying nothing, never "free".
-func (s *server) snapshotPrice(sn *snapshots.Snapshot, b *snapshots.Box) *providers.Price {
+func (s lookups) snapshotPrice(sn *snapshots.Snapshot, b *snapshots.Box) *providers.Price {
 	if p := snapshots.PriceOf(sn.Price); p != nil {
 		return p
 	}

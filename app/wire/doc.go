@@ -1,6 +1,7 @@
 // Package wire holds the JSON of boxsnap's REST API under /api/v1: the
 // bodies its routes read (requests.go) and the answers they give
-// (answers.go), as Go types with their JSON names. The API (app/api)
+// (answers.go), and the agent tools' answers (tools.go), as Go types with
+// their JSON names. The API (app/api)
 // decodes its requests into these types and encodes its answers from them;
 // the CLI (app/cli) sends and reads the same types, so the two cannot
 // drift apart. The OpenAPI file the API serves (app/api/openapi.json)
