@@ -106,6 +106,9 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	b.mu.Lock()
 	err = b.WriteState(st)
 	b.mu.Unlock()
+	if err == nil {
+		err = b.syncFork(box.ID, image, lower)
+	}
 	if err != nil {
 		return providers.Guest{}, fmt.Errorf("fork snapshot %s: %w", m.ID, err)
 	}

@@ -101,6 +101,9 @@ func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref provi
 	if err != nil {
 		return "", err
 	}
+	if err := b.syncWritten(dir); err != nil {
+		return "", err
+	}
 	cache := false
 	if err := b.WriteStatCache(guest.Ref, m, res.Keys); err != nil {
 		b.log.Warn("local backend: could not keep the stat cache after a restore; the next take reads more", "box", guest.Ref, "err", err)

@@ -1,0 +1,68 @@
+package local
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// syncSeen is what a test's synced hook saw: each folder synced, and
+// whether at that moment the box's file held what it should.
+type syncSeen struct {
+	mu   sync.Mutex
+	dirs []string
+	held []bool
+}
+
+func (s *syncSeen) hook(file, want string) func(dir string) {
+	return func(dir string) {
+		data, _ := os.ReadFile(filepath.Join(dir, file))
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.dirs = append(s.dirs, dir)
+		s.held = append(s.held, string(data) == want)
+	}
+}
+
+// TestARestoreAndAForkAreOnDiskBeforeTheySayDone: "restored" survives a
+// power cut as a take's "ready" does, so the restore's rollback step and
+// the fork sync the box's files after they are written and before the step
+// answers done.
+func TestARestoreAndAForkAreOnDiskBeforeTheySayDone(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	e.b.noSync = false // this test is of the sync NoSync skips
+	e.write(t, "notes/plan.txt", "as taken")
+	_, ref := e.take(t)
+	e.write(t, "notes/plan.txt", "changed after the take")
+
+	var restored syncSeen
+	e.b.hooks.synced = restored.hook("notes/plan.txt", "as taken")
+	if _, err := e.b.RestoreSnapshot(e.ctx, e.g, ref, providers.StepRollback, nil); err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	if len(restored.dirs) != 1 || restored.dirs[0] != e.dir {
+		t.Fatalf("the restore said done after syncing %q, not once the box's folder %s", restored.dirs, e.dir)
+	}
+	if !restored.held[0] {
+		t.Fatal("the restore synced the box's folder before it wrote the snapshot's files")
+	}
+
+	var forked syncSeen
+	e.b.hooks.synced = forked.hook("notes/plan.txt", "as taken")
+	fg, err := e.b.ForkSnapshot(e.ctx, ref, providers.BoxIdentity{ID: "bxdurable", Kind: "linux"}, nil)
+	if err != nil {
+		t.Fatalf("fork: %v", err)
+	}
+	t.Cleanup(func() { _ = e.b.Stop(t.Context(), fg) })
+	fdir := e.b.BoxDir(fg)
+	if len(forked.dirs) != 1 || forked.dirs[0] != fdir {
+		t.Fatalf("the fork said done after syncing %q, not once its folder %s", forked.dirs, fdir)
+	}
+	if !forked.held[0] {
+		t.Fatal("the fork synced its folder before its files were there under its own name")
+	}
+}
