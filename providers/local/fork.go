@@ -42,6 +42,9 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	if _, err := os.Lstat(dst); err == nil {
 		return providers.Guest{}, &providers.RefusedError{Why: fmt.Sprintf("A box folder named %s already exists", box.ID)}
 	}
+	// Deferred before the store lock's release, so it runs after: the
+	// eviction takes the lock exclusive.
+	defer b.keepCacheBound(ctx)
 	lock, err := b.LockStore(ctx, false)
 	if err != nil {
 		return providers.Guest{}, fmt.Errorf("fork: %w", err)

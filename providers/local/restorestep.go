@@ -37,6 +37,7 @@ func (b *Backend) RestoreSnapshot(ctx context.Context, guest providers.Guest, re
 		return providers.RestoreProgress{Step: step, Done: true, Note: "box stopped", Ended: on}, nil
 	case providers.StepRollback:
 		n, err := b.rollback(ctx, guest, ref)
+		b.keepCacheBound(ctx)
 		if err != nil {
 			return providers.RestoreProgress{}, fmt.Errorf("restore, put the folder back: %w", err)
 		}
