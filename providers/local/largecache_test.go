@@ -3,6 +3,7 @@ package local
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -22,9 +23,9 @@ import (
 const cacheMargin = 1 << 20
 
 // writeRandom writes n bytes of random content, from seed, to path, a
-// block at a time, and answers their SHA-256: a file of hundreds of MiB
-// is never held in memory.
-func writeRandom(t *testing.T, path string, seed uint64, n int64) [32]byte {
+// block at a time, and answers their SHA-256 as fileHash does: a file of
+// hundreds of MiB is never held in memory.
+func writeRandom(t *testing.T, path string, seed uint64, n int64) string {
 	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
@@ -36,22 +37,7 @@ func writeRandom(t *testing.T, path string, seed uint64, n int64) [32]byte {
 	if _, err := io.CopyN(io.MultiWriter(f, h), rng, n); err != nil {
 		t.Fatal(err)
 	}
-	return [32]byte(h.Sum(nil))
-}
-
-// sumOf is the SHA-256 of the file at path.
-func sumOf(t *testing.T, path string) [32]byte {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		t.Fatal(err)
-	}
-	return [32]byte(h.Sum(nil))
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // cacheHeld is the bytes a host's content cache holds on its disk: every
@@ -99,7 +85,7 @@ func TestALargeChunkedFileThroughASmallCache(t *testing.T) {
 	there.dir = there.fork(t, ref, "bxlargethere")
 	there.g = other.guestOf("bxlargethere", "linux")
 	big := filepath.Join(there.dir, "big.bin")
-	if sumOf(t, big) != want {
+	if fileHash(t, big) != want {
 		t.Fatal("big.bin forked on the other host is not byte-exact")
 	}
 	if n := cacheHeld(t, other); n > bound+cacheMargin {
@@ -117,7 +103,7 @@ func TestALargeChunkedFileThroughASmallCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	changed := sumOf(t, big)
+	changed := fileHash(t, big)
 	_, mine := there.take(t)
 	if n := cacheHeld(t, other); n > bound+cacheMargin {
 		t.Fatalf("after the take the other host's cache holds %d bytes; its bound is %d (and %d more)", n, bound, cacheMargin)
@@ -135,7 +121,7 @@ func TestALargeChunkedFileThroughASmallCache(t *testing.T) {
 	if fetched == 0 {
 		t.Fatal("the restore fetched nothing from the bucket: the cache kept the file, and nothing here is tested")
 	}
-	if sumOf(t, big) != changed {
+	if fileHash(t, big) != changed {
 		t.Fatal("big.bin restored on the other host is not byte-exact")
 	}
 	if n := cacheHeld(t, other); n > bound+cacheMargin {
