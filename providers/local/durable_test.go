@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -64,5 +66,34 @@ func TestARestoreAndAForkAreOnDiskBeforeTheySayDone(t *testing.T) {
 	}
 	if !forked.held[0] {
 		t.Fatal("the fork synced its folder before its files were there under its own name")
+	}
+}
+
+// TestARestoreOnItsOwnDiskSyncsThatDiskAlone: a box on a disk image of its
+// own is synced by one syncfs of its own file system, which flushes that
+// box alone, never the data folder's with every other box's writes.
+func TestARestoreOnItsOwnDiskSyncsThatDiskAlone(t *testing.T) {
+	e := imageEnv(t, 64<<20)
+	e.b.noSync = false
+	e.write(t, "notes/plan.txt", "as taken")
+	_, ref := e.take(t)
+	e.write(t, "notes/plan.txt", "changed after the take")
+	var seen syncSeen
+	e.b.hooks.synced = seen.hook("notes/plan.txt", "as taken")
+	if _, err := e.b.RestoreSnapshot(e.ctx, e.g, ref, providers.StepRollback, nil); err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	if len(seen.dirs) != 1 || seen.dirs[0] != e.dir || !seen.held[0] {
+		t.Fatalf("the restore synced %q (the snapshot's files there: %v); want once the box's folder %s, after its files", seen.dirs, seen.held, e.dir)
+	}
+	var box, data unix.Statfs_t
+	if err := unix.Statfs(seen.dirs[0], &box); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Statfs(e.b.Root(), &data); err != nil {
+		t.Fatal(err)
+	}
+	if box.Fsid == data.Fsid {
+		t.Fatal("the box's folder is on the data folder's file system: its disk image is not mounted, and nothing here is tested")
 	}
 }
