@@ -8,7 +8,7 @@ import "context"
 // far past the bound), and only a take's end evicted before, so a host
 // that restores and forks but never takes kept all it ever fetched. A
 // failure is logged, not answered: the box's files are in place.
-func (b *Backend) keepCacheBound(ctx context.Context) {
+func keepCacheBound(ctx context.Context, b *Backend) {
 	if _, err := b.shipper.Evict(ctx); err != nil {
 		b.log.Warn("local backend: after a restore or a fork, the content cache could not be brought under its bound", "err", err)
 	}

@@ -23,7 +23,7 @@ import (
 // copy of /usr/share, 54,043 paths, about 4 s 8 at once however little
 // waits; bench/durable). folders are synced after it, so the renames and
 // state files that name the box survive too. Config.NoSync skips it.
-func (b *Backend) syncWritten(dir string, folders ...string) error {
+func syncWritten(b *Backend, dir string, folders ...string) error {
 	if b.noSync {
 		return nil
 	}
@@ -44,7 +44,7 @@ func (b *Backend) syncWritten(dir string, folders ...string) error {
 // syncFork puts a fork named box on disk once it holds its files, its
 // name and its state: its file system (syncWritten), and the folders that
 // hold its name, its image, its state file and its shared tree.
-func (b *Backend) syncFork(box string, image bool, lower string) error {
+func syncFork(b *Backend, box string, image bool, lower string) error {
 	dir := b.Store.BoxDir(box)
 	folders := []string{filepath.Dir(dir), filepath.Dir(b.StateFile(box))}
 	if image {
@@ -60,7 +60,7 @@ func (b *Backend) syncFork(box string, image bool, lower string) error {
 			return fmt.Errorf("put the box's files on disk: %w", err)
 		}
 	}
-	return b.syncWritten(dir, folders...)
+	return syncWritten(b, dir, folders...)
 }
 
 // syncFileSystem makes one syncfs of the file system that holds path.

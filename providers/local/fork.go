@@ -44,7 +44,7 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	}
 	// Deferred before the store lock's release, so it runs after: the
 	// eviction takes the lock exclusive.
-	defer b.keepCacheBound(ctx)
+	defer keepCacheBound(ctx, b)
 	lock, err := b.LockStore(ctx, false)
 	if err != nil {
 		return providers.Guest{}, fmt.Errorf("fork: %w", err)
@@ -110,7 +110,7 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	err = b.WriteState(st)
 	b.mu.Unlock()
 	if err == nil {
-		err = b.syncFork(box.ID, image, lower)
+		err = syncFork(b, box.ID, image, lower)
 	}
 	if err != nil {
 		return providers.Guest{}, fmt.Errorf("fork snapshot %s: %w", m.ID, err)

@@ -98,7 +98,7 @@ func sharedFork(ctx context.Context, b *Backend, m *store.Manifest, box string, 
 			return err
 		}
 		// On disk before its rename publishes it, as a snapshot is.
-		return b.syncWritten(dir)
+		return syncWritten(b, dir)
 	})
 	var rel string
 	if err == nil {
