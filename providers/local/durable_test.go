@@ -29,6 +29,23 @@ func (s *syncSeen) hook(file, want string) func(dir string) {
 	}
 }
 
+// syncedRestore takes a snapshot of e's box with a file in it, changes the
+// file, and restores the snapshot's rollback step with syncs on (this
+// test is of the sync NoSync skips), recording each sync.
+func syncedRestore(t *testing.T, e env) (*syncSeen, providers.SnapshotRef) {
+	t.Helper()
+	e.b.noSync = false
+	e.write(t, "notes/plan.txt", "as taken")
+	_, ref := e.take(t)
+	e.write(t, "notes/plan.txt", "changed after the take")
+	seen := &syncSeen{}
+	e.b.hooks.synced = seen.hook("notes/plan.txt", "as taken")
+	if _, err := e.b.RestoreSnapshot(e.ctx, e.g, ref, providers.StepRollback, nil); err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	return seen, ref
+}
+
 // TestARestoreAndAForkAreOnDiskBeforeTheySayDone: "restored" survives a
 // power cut as a take's "ready" does, so the restore's rollback step and
 // the fork sync the box's files after they are written and before the step
@@ -36,16 +53,7 @@ func (s *syncSeen) hook(file, want string) func(dir string) {
 func TestARestoreAndAForkAreOnDiskBeforeTheySayDone(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	e.b.noSync = false // this test is of the sync NoSync skips
-	e.write(t, "notes/plan.txt", "as taken")
-	_, ref := e.take(t)
-	e.write(t, "notes/plan.txt", "changed after the take")
-
-	var restored syncSeen
-	e.b.hooks.synced = restored.hook("notes/plan.txt", "as taken")
-	if _, err := e.b.RestoreSnapshot(e.ctx, e.g, ref, providers.StepRollback, nil); err != nil {
-		t.Fatalf("restore: %v", err)
-	}
+	restored, ref := syncedRestore(t, e)
 	if len(restored.dirs) != 1 || restored.dirs[0] != e.dir {
 		t.Fatalf("the restore said done after syncing %q, not once the box's folder %s", restored.dirs, e.dir)
 	}
@@ -74,15 +82,7 @@ func TestARestoreAndAForkAreOnDiskBeforeTheySayDone(t *testing.T) {
 // box alone, never the data folder's with every other box's writes.
 func TestARestoreOnItsOwnDiskSyncsThatDiskAlone(t *testing.T) {
 	e := imageEnv(t, 64<<20)
-	e.b.noSync = false
-	e.write(t, "notes/plan.txt", "as taken")
-	_, ref := e.take(t)
-	e.write(t, "notes/plan.txt", "changed after the take")
-	var seen syncSeen
-	e.b.hooks.synced = seen.hook("notes/plan.txt", "as taken")
-	if _, err := e.b.RestoreSnapshot(e.ctx, e.g, ref, providers.StepRollback, nil); err != nil {
-		t.Fatalf("restore: %v", err)
-	}
+	seen, _ := syncedRestore(t, e)
 	if len(seen.dirs) != 1 || seen.dirs[0] != e.dir || !seen.held[0] {
 		t.Fatalf("the restore synced %q (the snapshot's files there: %v); want once the box's folder %s, after its files", seen.dirs, seen.held, e.dir)
 	}
