@@ -83,6 +83,7 @@ var layers = []struct {
 	{pkg: "providers/qemu", forbid: []string{"app/", "jobs", "providers/local", "providers/proxmox", "providers/docker", "providers/pvesim"}},
 	{pkg: "providers/providertest", forbid: []string{"app/", "jobs", "providers/"}},
 	{pkg: "providers/pvesim", forbid: []string{"app/", "jobs", "providers", "providers/proxmox"}},
+	{pkg: "bench/benchbucket", forbid: []string{"app/web", "app/api", "app/cli", "jobs"}},
 	{pkg: "internal/shape", forbid: []string{"*"}},
 	{pkg: "internal/wordshape", forbid: []string{"*"}},
 	{pkg: "views", forbid: []string{"*"}},

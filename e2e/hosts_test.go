@@ -5,12 +5,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/boxsnap/boxsnap/app/dbtest"
 )
 
 // TestTwoHostsOneDatabase runs the built binary as two hosts, each with
@@ -23,69 +20,11 @@ import (
 // A worker of host-a's (boxsnap work, on host-a's data folder) then runs
 // it.
 func TestTwoHostsOneDatabase(t *testing.T) {
-	if _, err := exec.LookPath("pg_ctl"); err != nil {
-		if _, err := os.Stat("/usr/lib/postgresql"); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatal("no PostgreSQL binaries")
-			}
-			t.Skip("no PostgreSQL binaries")
-		}
-	}
+	h := newBinHosts(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	root := t.TempDir()
-	_ = os.Chmod(root, 0o755)
-	bin := filepath.Join(root, "boxsnap")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	dsn := dbtest.NewDSN(t) + " pool_max_conns=12"
-	logs := filepath.Join(root, "logs")
-	_ = os.MkdirAll(logs, 0o755)
-	var procs []*soakProc
-	t.Cleanup(func() {
-		for _, p := range procs {
-			p.stop()
-			p.log.Close()
-		}
-		if t.Failed() {
-			for _, p := range procs {
-				if b, err := os.ReadFile(p.log.Name()); err == nil {
-					t.Logf("%s's log:\n%s", p.name, tail(string(b), 3000))
-				}
-			}
-		}
-	})
-	// host starts a process of the host named hostName, on that host's
-	// own data folder.
-	host := func(hostName, port string, args ...string) *soakProc {
-		t.Helper()
-		name := hostName + "-" + args[0]
-		f, err := os.Create(filepath.Join(logs, name+".log"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		env := append(os.Environ(), "DATABASE_URL="+dsn, "BOXSNAP_HOST="+hostName,
-			"BOXSNAP_DATA_DIR="+filepath.Join(root, hostName), "BOXSNAP_ADDR=127.0.0.1:"+port,
-			"BOXSNAP_PASSWORD="+Password, "BOXSNAP_LOG_FORMAT=json", "BOXSNAP_SHUTDOWN_TIMEOUT=5s", "BOXSNAP_LOCAL_DISK_IMAGES=false")
-		p := &soakProc{name: name, args: args, env: env, log: f}
-		procs = append(procs, p)
-		if err := p.start(bin); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	portA, portB := freePort(t), freePort(t)
-	host("host-a", portA, "serve", "--workers=false")
-	host("host-b", portB, "serve")
-	baseA, baseB := "http://127.0.0.1:"+portA, "http://127.0.0.1:"+portB
-	for _, base := range []string{baseA, baseB} {
-		if err := waitHealthy(base, 2*time.Minute); err != nil {
-			t.Fatal(err)
-		}
-	}
+	_, baseA := h.start("host-a", nil, "serve", "--workers=false")
+	_, baseB := h.start("host-b", nil, "serve")
 	tok, err := personToken(ctx, baseA, Password)
 	if err != nil {
 		t.Fatal(err)
@@ -136,13 +75,13 @@ func TestTwoHostsOneDatabase(t *testing.T) {
 		t.Fatalf("host-a's box's take, after host-b ran a later take: %+v; host-b must not run it", op.Operation)
 	}
 	stranded := strandedOnA(ctx, t, onB)
-	doctor := exec.CommandContext(ctx, bin, "doctor")
-	doctor.Env = append(os.Environ(), "DATABASE_URL="+dsn, "BOXSNAP_HOST=host-b", "BOXSNAP_DATA_DIR="+filepath.Join(root, "host-b"), "BOXSNAP_LOCAL_DISK_IMAGES=false")
+	doctor := exec.CommandContext(ctx, h.bin, "doctor")
+	doctor.Env = append(os.Environ(), "DATABASE_URL="+h.dsn, "BOXSNAP_HOST=host-b", "BOXSNAP_DATA_DIR="+h.dataDir("host-b"), "BOXSNAP_LOCAL_DISK_IMAGES=false")
 	if out, _ := doctor.CombinedOutput(); !strings.Contains(string(out), "hosts' workers") || !strings.Contains(string(out), stranded) {
 		t.Fatalf("boxsnap doctor on host-b does not say host-a's take waits with no worker (%q):\n%s", stranded, out)
 	}
 
-	host("host-a", freePort(t), "work")
+	h.start("host-a", nil, "work")
 	deadline := time.Now().Add(2 * time.Minute)
 	for op.Operation.State == "running" && time.Now().Before(deadline) {
 		if err := onA.do(ctx, "GET", "/api/v1/operations/"+takeA+"?wait=true", nil, &op); err != nil {

@@ -25,14 +25,10 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/boxsnap/boxsnap/app/contentledger"
-	"github.com/boxsnap/boxsnap/app/pgcluster"
-	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/bench/benchbucket"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local"
-	"github.com/boxsnap/boxsnap/providers/local/objstore"
 	"github.com/boxsnap/boxsnap/providers/local/objstore/s3test"
-	"github.com/boxsnap/boxsnap/providers/local/ship"
 )
 
 const resticPass = "bench-only" // a throwaway repository's password
@@ -75,14 +71,15 @@ func (f figures) median(k string) float64 {
 	return v[len(v)/2]
 }
 
-// env is one run's servers and folders.
+// env is one run's servers and folders. work, srv and pool name the
+// servers' parts the measuring code reaches.
 type env struct {
 	work, tree string
 	// run counts the runs from 0: it turns the order of the restores.
 	run     int
+	servers *benchbucket.Servers
 	srv     *s3test.Server
 	pool    *pgxpool.Pool
-	cluster *pgcluster.Cluster
 }
 
 func run(work, src string, runs int) error {
@@ -121,67 +118,16 @@ func run(work, src string, runs int) error {
 }
 
 func setUp(work, src string) (*env, error) {
-	ctx := context.Background()
-	_ = local.UnmountAll(work)
-	if err := os.RemoveAll(work); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(filepath.Join(work, "s3"), 0o755); err != nil {
-		return nil, err
-	}
-	e := &env{work: work}
-	bin, err := s3test.Binary()
+	srv, err := benchbucket.Start(context.Background(), work, "restic", "rclone")
 	if err != nil {
 		return nil, err
 	}
-	if e.srv, err = s3test.StartServer(bin, filepath.Join(work, "s3")); err != nil {
-		return nil, err
-	}
-	for _, b := range []string{"boxsnap", "restic", "rclone"} {
-		if err := e.srv.MakeBucket(ctx, b); err != nil {
-			return nil, err
-		}
-	}
-	if e.cluster, err = pgcluster.Start(ctx, pgcluster.Options{DataDir: filepath.Join(work, "pg"), ForTests: true}); err != nil {
-		return nil, err
-	}
-	if err := e.cluster.EnsureDatabase(ctx, "bench"); err != nil {
-		return nil, err
-	}
-	if e.pool, err = pgxpool.New(ctx, e.cluster.DSN("bench")); err != nil {
-		return nil, err
-	}
-	if err := store.Migrate(ctx, e.pool, slog.New(slog.DiscardHandler)); err != nil {
-		return nil, err
-	}
-	e.tree = src
-	return e, nil
+	return &env{work: work, tree: src, servers: srv, srv: srv.S3, pool: srv.Pool}, nil
 }
 
-func (e *env) tearDown() {
-	if e.pool != nil {
-		e.pool.Close()
-	}
-	if e.cluster != nil {
-		_ = e.cluster.Stop(context.Background())
-	}
-	if e.srv != nil {
-		e.srv.Stop()
-	}
-	_ = local.UnmountAll(e.work)
-	_ = os.RemoveAll(e.work)
-}
+func (e *env) tearDown() { e.servers.Stop() }
 
-func (e *env) backend(name string) (*local.Backend, error) {
-	sc := e.srv.Config("boxsnap", "")
-	bucket, err := objstore.Open(sc)
-	if err != nil {
-		return nil, err
-	}
-	return local.New(local.Config{Root: filepath.Join(e.work, name), Install: "bench", NoSync: true,
-		ContentStore: &ship.Remote{Objects: bucket, Keys: sc, Ledger: contentledger.New(e.pool)},
-		Logger:       logger})
-}
+func (e *env) backend(name string) (*local.Backend, error) { return e.servers.Backend(name, logger) }
 
 // once runs each tool once, on a fresh copy of the tree in a box's folder.
 func (e *env) once(f figures) (int, int64, error) {

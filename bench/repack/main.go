@@ -23,15 +23,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/boxsnap/boxsnap/app/contentledger"
-	"github.com/boxsnap/boxsnap/app/pgcluster"
-	"github.com/boxsnap/boxsnap/app/store"
+	"github.com/boxsnap/boxsnap/bench/benchbucket"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local"
-	"github.com/boxsnap/boxsnap/providers/local/objstore"
-	"github.com/boxsnap/boxsnap/providers/local/objstore/s3test"
 	"github.com/boxsnap/boxsnap/providers/local/ship"
 )
 
@@ -48,14 +42,8 @@ func main() {
 
 // env is the run's servers, folders and box.
 type env struct {
-	ctx     context.Context
-	work    string
-	srv     *s3test.Server
-	cluster *pgcluster.Cluster
-	pool    *pgxpool.Pool
-	ledger  *contentledger.Ledger
-	bucket  *objstore.Bucket
-	sc      objstore.Config
+	ctx context.Context
+	*benchbucket.Servers
 }
 
 func run(work string, rounds, files int, drop float64) error {
@@ -63,7 +51,7 @@ func run(work string, rounds, files int, drop float64) error {
 	if err != nil {
 		return err
 	}
-	defer e.tearDown()
+	defer e.Stop()
 	b, err := e.backend("host-a")
 	if err != nil {
 		return err
@@ -81,24 +69,24 @@ func run(work string, rounds, files int, drop float64) error {
 	if err := e.runOutClaims(); err != nil {
 		return err
 	}
-	if _, err := e.ledger.Sweep(e.ctx, e.bucket); err != nil {
+	if _, err := e.Ledger.Sweep(e.ctx, e.Objects); err != nil {
 		return err
 	}
 	if err := e.say("after the sweep as before (no repack)"); err != nil {
 		return err
 	}
 	var before int
-	if err := e.pool.QueryRow(e.ctx, `SELECT count(*) FROM content_packs WHERE stored`).Scan(&before); err != nil {
+	if err := e.Pool.QueryRow(e.ctx, `SELECT count(*) FROM content_packs WHERE stored`).Scan(&before); err != nil {
 		return err
 	}
 	start := time.Now()
-	if _, err := e.ledger.Sweep(e.ctx, &ship.Repacker{Objects: e.bucket, Keys: e.sc}); err != nil {
+	if _, err := e.Ledger.Sweep(e.ctx, &ship.Repacker{Objects: e.Objects, Keys: e.Keys}); err != nil {
 		return err
 	}
 	took := time.Since(start)
 	// The packs emptied are kept for the grace; the new ones are stored.
 	var emptied, after int
-	if err := e.pool.QueryRow(e.ctx, `SELECT count(*) FILTER (WHERE claimed_until > now()), count(*) FROM content_packs WHERE stored`).Scan(&emptied, &after); err != nil {
+	if err := e.Pool.QueryRow(e.ctx, `SELECT count(*) FILTER (WHERE claimed_until > now()), count(*) FROM content_packs WHERE stored`).Scan(&emptied, &after); err != nil {
 		return err
 	}
 	made := after - before
@@ -107,7 +95,7 @@ func run(work string, rounds, files int, drop float64) error {
 	if err := e.runOutClaims(); err != nil {
 		return err
 	}
-	if _, err := e.ledger.Sweep(e.ctx, &ship.Repacker{Objects: e.bucket, Keys: e.sc}); err != nil {
+	if _, err := e.Ledger.Sweep(e.ctx, &ship.Repacker{Objects: e.Objects, Keys: e.Keys}); err != nil {
 		return err
 	}
 	if err := e.say("after the grace and the next sweep"); err != nil {
@@ -165,7 +153,7 @@ func (e *env) churn(b *local.Backend, g providers.Guest, rounds, files int, drop
 // say prints the packs in the bucket (listed by the bench only) and the
 // bytes the ledger's stored objects hold in them.
 func (e *env) say(when string) error {
-	keys, err := e.srv.List(e.ctx, "boxsnap")
+	keys, err := e.S3.List(e.ctx, benchbucket.Bucket)
 	if err != nil {
 		return err
 	}
@@ -175,13 +163,13 @@ func (e *env) say(when string) error {
 		if !strings.HasPrefix(k, "packs/") {
 			continue
 		}
-		n, _, err := e.bucket.Head(e.ctx, k)
+		n, _, err := e.Objects.Head(e.ctx, k)
 		if err != nil {
 			return err
 		}
 		packs, size = packs+1, size+n
 	}
-	_, _, live, err := e.ledger.PackWaste(e.ctx)
+	_, _, live, err := e.Ledger.PackWaste(e.ctx)
 	if err != nil {
 		return err
 	}
@@ -192,7 +180,7 @@ func (e *env) say(when string) error {
 // runOutClaims moves the ledger past every claim's and grace's end.
 func (e *env) runOutClaims() error {
 	for _, q := range []string{`UPDATE content_objects SET claimed_until = NULL`, `UPDATE content_packs SET claimed_until = now() - interval '1 second' WHERE claimed_until IS NOT NULL`} {
-		if _, err := e.pool.Exec(e.ctx, q); err != nil {
+		if _, err := e.Pool.Exec(e.ctx, q); err != nil {
 			return err
 		}
 	}
@@ -246,60 +234,14 @@ func sumsOf(dir string) map[string][32]byte {
 }
 
 func setUp(work string) (*env, error) {
-	e := &env{ctx: context.Background(), work: work}
-	_ = local.UnmountAll(work)
-	if err := os.RemoveAll(work); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(filepath.Join(work, "s3"), 0o755); err != nil {
-		return nil, err
-	}
-	bin, err := s3test.Binary()
+	ctx := context.Background()
+	srv, err := benchbucket.Start(ctx, work)
 	if err != nil {
 		return nil, err
 	}
-	if e.srv, err = s3test.StartServer(bin, filepath.Join(work, "s3")); err != nil {
-		return nil, err
-	}
-	if err := e.srv.MakeBucket(e.ctx, "boxsnap"); err != nil {
-		return nil, err
-	}
-	if e.cluster, err = pgcluster.Start(e.ctx, pgcluster.Options{DataDir: filepath.Join(work, "pg"), ForTests: true}); err != nil {
-		return nil, err
-	}
-	if err := e.cluster.EnsureDatabase(e.ctx, "bench"); err != nil {
-		return nil, err
-	}
-	if e.pool, err = pgxpool.New(e.ctx, e.cluster.DSN("bench")); err != nil {
-		return nil, err
-	}
-	if err := store.Migrate(e.ctx, e.pool, slog.New(slog.DiscardHandler)); err != nil {
-		return nil, err
-	}
-	e.ledger = contentledger.New(e.pool)
-	e.sc = e.srv.Config("boxsnap", "")
-	if e.bucket, err = objstore.Open(e.sc); err != nil {
-		return nil, err
-	}
-	return e, nil
+	return &env{ctx: ctx, Servers: srv}, nil
 }
 
 func (e *env) backend(name string) (*local.Backend, error) {
-	return local.New(local.Config{Root: filepath.Join(e.work, name), Install: "bench", NoSync: true,
-		ContentStore: &ship.Remote{Objects: e.bucket, Keys: e.sc, Ledger: e.ledger},
-		Logger:       slog.New(slog.DiscardHandler)})
-}
-
-func (e *env) tearDown() {
-	if e.pool != nil {
-		e.pool.Close()
-	}
-	if e.cluster != nil {
-		_ = e.cluster.Stop(context.Background())
-	}
-	if e.srv != nil {
-		e.srv.Stop()
-	}
-	_ = local.UnmountAll(e.work)
-	_ = os.RemoveAll(e.work)
+	return e.Backend(name, slog.New(slog.DiscardHandler))
 }

@@ -67,9 +67,11 @@ type Config struct {
 	StopTimeout time.Duration
 	// Workers is how many files are copied at once; DefaultWorkers when 0.
 	Workers int
-	// NoSync skips the one syncfs a take makes before it writes a manifest.
-	// Only for tests and benchmarks: after a power cut a manifest could then
-	// name content that never reached the disk (a restore's checksum finds it).
+	// NoSync skips the one syncfs a take makes before it writes a manifest,
+	// and the one a restore or a fork makes before it says done. Only for
+	// tests and benchmarks: after a power cut a manifest could then name
+	// content that never reached the disk (a restore's checksum finds it),
+	// and a restored box lose files its record says it holds.
 	NoSync bool
 	// NoJournal turns the change journal off (package journal): every take and
 	// restore walks the box's folder. For a folder on a file system inotify
@@ -126,6 +128,9 @@ type hooks struct {
 	// spawned runs in a start once the box's process runs, before its
 	// state file records that process.
 	spawned func()
+	// synced runs once a restore or a fork has put the box's files on
+	// disk (syncWritten), with the box's folder.
+	synced func(dir string)
 }
 
 // Backend is the local backend: boxes are folders on this host, snapshots are

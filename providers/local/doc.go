@@ -45,7 +45,10 @@
 // box of 20,000 files needs for an incremental take to stay well under rsync's.
 // A snapshot is written under snapshots/.taking-*, flushed with one syncfs
 // (content, manifest and label together), then renamed into place: it is never
-// half-published. Config.NoSync skips the syncfs, for tests and benchmarks.
+// half-published. A restore and a fork make one syncfs of the box's file
+// system (its own image's, or the data folder's) before they say done, so
+// "restored" survives a power cut as "ready" does (durable.go).
+// Config.NoSync skips these syncs, for tests and benchmarks.
 //
 // # Takes and restores
 //

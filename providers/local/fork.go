@@ -42,6 +42,9 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	if _, err := os.Lstat(dst); err == nil {
 		return providers.Guest{}, &providers.RefusedError{Why: fmt.Sprintf("A box folder named %s already exists", box.ID)}
 	}
+	// Deferred before the store lock's release, so it runs after: the
+	// eviction takes the lock exclusive.
+	defer keepCacheBound(ctx, b)
 	lock, err := b.LockStore(ctx, false)
 	if err != nil {
 		return providers.Guest{}, fmt.Errorf("fork: %w", err)
@@ -106,6 +109,9 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	b.mu.Lock()
 	err = b.WriteState(st)
 	b.mu.Unlock()
+	if err == nil {
+		err = syncFork(b, box.ID, image, lower)
+	}
 	if err != nil {
 		return providers.Guest{}, fmt.Errorf("fork snapshot %s: %w", m.ID, err)
 	}

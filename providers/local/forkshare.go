@@ -94,7 +94,11 @@ func sharedFork(ctx context.Context, b *Backend, m *store.Manifest, box string, 
 	}
 	lowers := &overlay.Lowers{Store: b.Store}
 	tree, err := lowers.Ensure(ctx, m.ID, func(ctx context.Context, dir string) error {
-		return writeTree(ctx, b, dir, m)
+		if err := writeTree(ctx, b, dir, m); err != nil {
+			return err
+		}
+		// On disk before its rename publishes it, as a snapshot is.
+		return syncWritten(b, dir)
 	})
 	var rel string
 	if err == nil {

@@ -53,6 +53,8 @@ var pathCallsAllowed = map[string]string{
 	"exports/scrub.go (*Exports).scanContent":      "the store's content",
 	"capture/rates.go (*Capturer).readRatesLocked": "the store's rates file",
 	"new.go New":                                      "makes the store's own folders",
+	"durable.go syncFileSystem":                       "opens the box's folder itself, by boxsnap's path to it, for one syncfs of its file system",
+	"durable.go syncFile":                             "a box's state file in the store",
 	"confined/beneath.go (*Beneath).Chmod":            "a descriptor's /proc link, the file found beneath the box's folder",
 	"confined/beneath.go (*Beneath).Lutimes":          "a descriptor's /proc link, the box's folder itself",
 	"confined/beneath.go (*Beneath).RemoveAll":        "a descriptor's /proc link, the folder found beneath the box's",

@@ -37,6 +37,7 @@ func (b *Backend) RestoreSnapshot(ctx context.Context, guest providers.Guest, re
 		return providers.RestoreProgress{Step: step, Done: true, Note: "box stopped", Ended: on}, nil
 	case providers.StepRollback:
 		n, err := b.rollback(ctx, guest, ref)
+		keepCacheBound(ctx, b)
 		if err != nil {
 			return providers.RestoreProgress{}, fmt.Errorf("restore, put the folder back: %w", err)
 		}
@@ -99,6 +100,9 @@ func (b *Backend) rollback(ctx context.Context, guest providers.Guest, ref provi
 	}
 	res, err := b.Apply(ctx, dir, m, known, found)
 	if err != nil {
+		return "", err
+	}
+	if err := syncWritten(b, dir); err != nil {
 		return "", err
 	}
 	cache := false
