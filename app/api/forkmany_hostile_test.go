@@ -1,0 +1,170 @@
+package api_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+)
+
+// hostileShot is what a refused call must leave as it was: the rows
+// (operations, box log, snapshots, boxes, retry answers) and the local
+// backend's folders.
+type hostileShot struct {
+	rows    map[string]string
+	folders []string
+}
+
+// shotOf reads every row a tool could add or change, and the names of
+// the local backend's folders two levels down.
+func shotOf(t *testing.T, e *env) hostileShot {
+	t.Helper()
+	ctx := context.Background()
+	s := hostileShot{rows: map[string]string{}}
+	for _, q := range []string{
+		`SELECT 'op ' || id, kind || ' ' || state FROM operations`,
+		`SELECT 'log ' || id::text, kind FROM box_log`,
+		`SELECT 'snapshot ' || id, state || ' ' || name FROM snapshots`,
+		`SELECT 'box ' || id, state || ' ' || name || ' ' || coalesce(head_id, '-') FROM boxes`,
+		`SELECT 'answer ' || tool || ' ' || args, status::text FROM tool_answers`,
+	} {
+		rows, err := e.Pool.Query(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var k, v string
+			if err := rows.Scan(&k, &v); err != nil {
+				t.Fatal(err)
+			}
+			s.rows[k] = v
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root := e.Local.Root()
+	top, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range top {
+		s.folders = append(s.folders, d.Name())
+		if !d.IsDir() {
+			continue
+		}
+		sub, _ := os.ReadDir(filepath.Join(root, d.Name()))
+		for _, f := range sub {
+			s.folders = append(s.folders, filepath.Join(d.Name(), f.Name()))
+		}
+	}
+	sort.Strings(s.folders)
+	return s
+}
+
+// sameShot fails the test, naming what, when a refused call changed
+// anything.
+func sameShot(t *testing.T, what string, before, after hostileShot) {
+	t.Helper()
+	if !reflect.DeepEqual(before.rows, after.rows) {
+		for k, v := range after.rows {
+			if before.rows[k] != v {
+				t.Errorf("%s changed %s: %q, was %q", what, k, v, before.rows[k])
+			}
+		}
+		for k, v := range before.rows {
+			if _, ok := after.rows[k]; !ok {
+				t.Errorf("%s removed %s (%q)", what, k, v)
+			}
+		}
+	}
+	if !reflect.DeepEqual(before.folders, after.folders) {
+		t.Errorf("%s changed the local folders:\n%q\nwas\n%q", what, after.folders, before.folders)
+	}
+}
+
+// mcpRefusal calls tool over MCP and answers the words of its refusal:
+// a tool's error, or the protocol's when the SDK refuses the arguments
+// against the tool's schema before the tool runs. ok is false when the
+// call was not refused.
+func mcpRefusal(t *testing.T, ses *mcp.ClientSession, tool string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := ses.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		return err.Error(), true
+	}
+	text := ""
+	if len(res.Content) > 0 {
+		if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+			text = tc.Text
+		}
+	}
+	return text, res.IsError
+}
+
+// TestForkManyRefusesHostileCounts: box_fork's count and the REST fork's
+// count from an agent, out of range or not a whole number (negative, over
+// the setting, enormous, a string, a fraction, past int64), over JSON and
+// over MCP, are each refused with code invalid, in words that say what
+// count is, and change nothing: no snapshot taken, no operation, no box,
+// no folder. A refused count never becomes one fork.
+func TestForkManyRefusesHostileCounts(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	token, agent := e.agent(t, "Hostile counts")
+	e.Box(t, agent, "amber-fox")
+	sn := e.TakeReady(t, agent, "amber-fox", "one")
+	ses, err := mcpSession(t, e.srv.URL, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ses.Close()
+	most := e.Forks.MaxCount()
+
+	for _, tc := range []struct {
+		name  string
+		count any
+		words string
+	}{
+		{"negative", -1, "count is how many boxes to fork into, 1 or more; leave it out for one."},
+		{"very negative", -9223372036854775807, "count is how many boxes to fork into, 1 or more; leave it out for one."},
+		{"over the setting", most + 1, "A fork makes 1 to 10 boxes in one call, not 11."},
+		{"huge", int64(1) << 62, "A fork makes 1 to 10 boxes in one call, not 4611686018427387904."},
+		{"past int64", 1e30, "count"},
+		{"a string", "3", "count"},
+		{"a fraction", 2.5, "count"},
+		{"a list", []int{3}, "count"},
+		{"null-like string", "null", "count"},
+	} {
+		for _, args := range []map[string]any{
+			{"box": "amber-fox", "count": tc.count},
+			{"box": "amber-fox", "snapshot": "one", "count": tc.count, "request": "hostile-" + tc.name},
+		} {
+			before := shotOf(t, e)
+			a := e.call(t, "POST", "/tools/box_fork", token, args)
+			if a.Status != 400 || a.errorCode() != string(snapshots.CodeInvalid) || !strings.Contains(a.errorWords(), tc.words) {
+				t.Errorf("%s over JSON %v: %d %s, want 400 invalid saying %q", tc.name, args, a.Status, a.Raw, tc.words)
+			}
+			sameShot(t, tc.name+" over JSON", before, shotOf(t, e))
+
+			text, refused := mcpRefusal(t, ses, "box_fork", args)
+			if !refused || !strings.Contains(text, tc.words) {
+				t.Errorf("%s over MCP %v: refused %v, %q, want it to say %q", tc.name, args, refused, text, tc.words)
+			}
+			sameShot(t, tc.name+" over MCP", before, shotOf(t, e))
+
+			rest := e.call(t, "POST", "/boxes/amber-fox/snapshots/"+sn.ID+"/fork", token, map[string]any{"count": tc.count})
+			if rest.Status != 400 || rest.errorCode() != string(snapshots.CodeInvalid) || !strings.Contains(rest.errorWords(), tc.words) {
+				t.Errorf("%s over REST: %d %s, want 400 invalid saying %q", tc.name, rest.Status, rest.Raw, tc.words)
+			}
+			sameShot(t, tc.name+" over REST", before, shotOf(t, e))
+		}
+	}
+}
