@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -167,4 +168,78 @@ func TestForkManyRefusesHostileCounts(t *testing.T) {
 			sameShot(t, tc.name+" over REST", before, shotOf(t, e))
 		}
 	}
+}
+
+// TestForkManyRefusesHostileNames: box_fork's and the REST fork's name for
+// the new boxes, when it breaks the machine rule (a path separator, `..`,
+// too long, a control or direction-changing character, capitals), or when
+// one of the names it gives its forks does (name-10 past 40 characters),
+// is refused with code invalid in the rule's words; a name whose forks'
+// names a box of the caller's holds is refused naming it, and one another
+// thread's box holds is refused without saying a box holds it. Each
+// refusal makes no fork at all and changes nothing.
+func TestForkManyRefusesHostileNames(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	token, agent := e.agent(t, "Hostile names")
+	_, other := e.agent(t, "Another thread")
+	e.Box(t, agent, "amber-fox")
+	e.Box(t, agent, "fix-2")
+	e.Box(t, other, "fix-3")
+	sn := e.TakeReady(t, agent, "amber-fox", "one")
+	ses, err := mcpSession(t, e.srv.URL, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ses.Close()
+
+	rule := snapshots.MachineNameWords("A box's name")
+	for _, tc := range []struct {
+		name, words string
+		code        snapshots.Code
+		count       int
+	}{
+		{"../etc", rule, snapshots.CodeInvalid, 3},
+		{"a/b", rule, snapshots.CodeInvalid, 3},
+		{"..", rule, snapshots.CodeInvalid, 2},
+		{strings.Repeat("a", 300), rule, snapshots.CodeInvalid, 2},
+		{"fix\nrm", rule, snapshots.CodeInvalid, 2},
+		{"fix\x00", "Text in a request cannot hold a NUL character.", snapshots.CodeInvalid, 2},
+		{"fix\u202egnp", rule, snapshots.CodeInvalid, 2},
+		{"Fix", rule, snapshots.CodeInvalid, 2},
+		{"-fix", rule, snapshots.CodeInvalid, 2},
+		// 38 letters are a name; with ten forks, name-10 is 41 characters.
+		{"a" + strings.Repeat("b", 37), rule, snapshots.CodeInvalid, 10},
+		{"fix", snapshots.BoxExistsWords("fix-2") + " No fork was made.", snapshots.CodeConflict, 2},
+		{"fix", "The name fix-3 cannot be used: choose another. No fork was made.", snapshots.CodeConflict, 3},
+	} {
+		args := map[string]any{"box": "amber-fox", "snapshot": "one", "name": tc.name, "count": tc.count}
+		before := shotOf(t, e)
+		a := e.call(t, "POST", "/tools/box_fork", token, args)
+		if a.errorCode() != string(tc.code) || !strings.Contains(a.errorWords(), tc.words) {
+			t.Errorf("name %q over JSON: %d %s, want %s saying %q", tc.name, a.Status, a.Raw, tc.code, tc.words)
+		}
+		if strings.Contains(a.errorWords(), "exists") && tc.words != snapshots.BoxExistsWords("fix-2")+" No fork was made." {
+			t.Errorf("name %q: the refusal says another thread's box exists: %q", tc.name, a.errorWords())
+		}
+		sameShot(t, "name "+tc.name+" over JSON", before, shotOf(t, e))
+
+		text, refused := mcpRefusal(t, ses, "box_fork", args)
+		if !refused || !strings.Contains(text, jsonText(tc.words)) {
+			t.Errorf("name %q over MCP: refused %v, %q, want it to say %q", tc.name, refused, text, tc.words)
+		}
+		sameShot(t, "name "+tc.name+" over MCP", before, shotOf(t, e))
+
+		rest := e.call(t, "POST", "/boxes/amber-fox/snapshots/"+sn.ID+"/fork", token, map[string]any{"name": tc.name, "count": tc.count})
+		if rest.errorCode() != string(tc.code) || !strings.Contains(rest.errorWords(), tc.words) {
+			t.Errorf("name %q over REST: %d %s, want %s saying %q", tc.name, rest.Status, rest.Raw, tc.code, tc.words)
+		}
+		sameShot(t, "name "+tc.name+" over REST", before, shotOf(t, e))
+	}
+}
+
+// jsonText is s as it reads inside a JSON string.
+func jsonText(s string) string {
+	raw, _ := json.Marshal(s)
+	return strings.Trim(string(raw), `"`)
 }
