@@ -112,10 +112,11 @@ func mcpRefusal(t *testing.T, ses *mcp.ClientSession, tool string, args map[stri
 
 // TestForkManyRefusesHostileCounts: box_fork's count and the REST fork's
 // count from an agent, out of range or not a whole number (negative, over
-// the setting, enormous, a string, a fraction, past int64), over JSON and
-// over MCP, are each refused with code invalid, in words that say what
-// count is, and change nothing: no snapshot taken, no operation, no box,
-// no folder. A refused count never becomes one fork.
+// the setting, enormous, a string, a fraction, past int64) and 0 sent as
+// such (openapi.json's minimum is 1; only a count left out is one fork),
+// over JSON and over MCP, are each refused with code invalid, in words
+// that say what count is, and change nothing: no snapshot taken, no
+// operation, no box, no folder. A refused count never becomes one fork.
 func TestForkManyRefusesHostileCounts(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
@@ -134,6 +135,7 @@ func TestForkManyRefusesHostileCounts(t *testing.T) {
 		count any
 		words string
 	}{
+		{"zero", 0, "count is how many boxes to fork into, 1 or more; leave it out for one."},
 		{"negative", -1, "count is how many boxes to fork into, 1 or more; leave it out for one."},
 		{"very negative", -9223372036854775807, "count is how many boxes to fork into, 1 or more; leave it out for one."},
 		{"over the setting", most + 1, "A fork makes 1 to 10 boxes in one call, not 11."},
