@@ -140,11 +140,11 @@ func TestForkManyRefusesHostileCounts(t *testing.T) {
 		{"very negative", -9223372036854775807, "count is how many boxes to fork into, 1 or more; leave it out for one."},
 		{"over the setting", most + 1, "A fork makes 1 to 10 boxes in one call, not 11."},
 		{"huge", int64(1) << 62, "A fork makes 1 to 10 boxes in one call, not 4611686018427387904."},
-		{"past int64", 1e30, "count"},
-		{"a string", "3", "count"},
-		{"a fraction", 2.5, "count"},
-		{"a list", []int{3}, "count"},
-		{"null-like string", "null", "count"},
+		{"past int64", 1e30, "count must be a whole number, not 1e+30, which is out of range."},
+		{"a string", "3", "count must be a whole number, not a string."},
+		{"a fraction", 2.5, "count must be a whole number, not 2.5."},
+		{"a list", []int{3}, "count must be a whole number, not an array."},
+		{"null-like string", "null", "count must be a whole number, not a string."},
 	} {
 		for _, args := range []map[string]any{
 			{"box": "amber-fox", "count": tc.count},
