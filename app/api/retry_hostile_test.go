@@ -91,3 +91,37 @@ func TestRetryKeyHostile(t *testing.T) {
 		sameShot(t, tc.what, before, shotOf(t, e))
 	}
 }
+
+// TestForkManyKeyIsNoOtherCallsKey: a fork into many keeps its forks'
+// operations, and a fork of the box now its take, under keys of their own;
+// a caller's call whose key happens to read as one of them (a single fork
+// under k#1 beside a fork into many under k, a take under "take for fork
+// n" beside a fork of the box now under n) is another call: the fork makes
+// its own fork and takes its own snapshot, never answering the other's.
+func TestForkManyKeyIsNoOtherCallsKey(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	token, agent := e.agent(t, "Two keys")
+	e.Box(t, agent, "amber-fox")
+	sn := e.TakeReady(t, agent, "amber-fox", "one")
+
+	solo := e.call(t, "POST", "/tools/box_fork", token, map[string]any{"box": "amber-fox", "snapshot": sn.ID, "name": "solo", "request": "k#1"}).must(t, 200)
+	if solo.str("name") != "solo" {
+		t.Fatalf("the single fork answered %s", solo.Raw)
+	}
+	many := e.call(t, "POST", "/tools/box_fork", token, map[string]any{"box": "amber-fox", "snapshot": sn.ID, "name": "duo", "count": 1, "request": "k"}).must(t, 200)
+	if !strings.Contains(many.str("message"), "Made duo") || strings.Contains(string(many.Raw), "solo") {
+		t.Fatalf("a fork into one under k answered %s, after a single fork under k#1", many.Raw)
+	}
+	if got := e.call(t, "GET", "/boxes/duo", token, nil); got.Status != 200 {
+		t.Fatalf("duo was not made: %d %s", got.Status, got.Raw)
+	}
+
+	// A take under a key that reads as the key of a fork of the box now's
+	// own take: the fork takes its own snapshot.
+	mine := e.call(t, "POST", "/tools/box_snapshot", token, map[string]any{"box": "amber-fox", "name": "mine", "request": "take for fork n"}).must(t, 200)
+	now := e.call(t, "POST", "/tools/box_fork", token, map[string]any{"box": "amber-fox", "name": "trio", "request": "n"}).must(t, 200)
+	if now.str("forked") == mine.str("snapshot") || now.str("took") == "" {
+		t.Fatalf("a fork of the box now under n answered %s, after a take under %q made %s", now.Raw, "take for fork n", mine.str("snapshot"))
+	}
+}
