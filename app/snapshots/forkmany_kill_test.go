@@ -125,3 +125,84 @@ func TestForkManyKilledMidFork(t *testing.T) {
 		t.Fatalf("after the sweep, the fork the kill cut short (%q) left %q", cut, left)
 	}
 }
+
+// ForkSnapshot stops as the stall says, before or after the backend's
+// fork ("before:fork", "after:fork").
+func (s *stallBackend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, box providers.BoxIdentity, rec providers.Recorder) (providers.Guest, error) {
+	s.point("before", "fork")
+	g, err := s.Backend.ForkSnapshot(ctx, ref, box, rec)
+	s.point("after", "fork")
+	return g, err
+}
+
+// TestForkManyKilledAroundTheBackendsFork kills the worker process just
+// before the backend's fork of the first of a fork into three, and just
+// after it (its guest made, its box not yet recorded), then starts
+// another: each fork ends whole, with the snapshot's files, no operation
+// is left running, each new box has one guest, and nothing is left under
+// a fork's temporary name after the next sweep.
+func TestForkManyKilledAroundTheBackendsFork(t *testing.T) {
+	t.Parallel()
+	for _, stall := range []string{"before:fork", "after:fork"} {
+		t.Run(stall, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			e, pool, dsn, root := workerCore(t, coretest.Options{})
+			_, agent, _ := e.Thread(t, "Fork and crash")
+			b := e.Box(t, agent, "amber-fox")
+			write(t, filepath.Join(e.Local.BoxDir(providers.Guest{Ref: b.GuestRef}), "notes.txt"), "at the take")
+			sn := e.AdmitReady(t, agent, "amber-fox", "one")
+			ops, err := e.Forks.ForkMany(ctx, agent, fork.ForkManyRequest{Box: "amber-fox", Snapshot: sn.ID, Name: "fix", Count: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			marker := filepath.Join(t.TempDir(), "stalled")
+			first := startWorker(t, dsn, root, stall, marker)
+			waitFile(t, marker, first)
+			first.kill()
+			waitNoAdvisoryLocks(t, pool)
+
+			startWorker(t, dsn, root, "", "")
+			wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+			defer cancel()
+			for _, op := range ops {
+				done, err := e.Core.Wait(wctx, op.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, _ := e.Forks.Kinds().Fork.Params(done)
+				if done.State != snapshots.OpDone {
+					t.Fatalf("%s ended %s at %s: %s (%s)", p.Name, done.State, done.Step, coretest.Deref(done.Error), coretest.Deref(done.Observed))
+				}
+				fb, err := e.Core.Box(ctx, agent, p.Name)
+				if err != nil || fb.State != snapshots.BoxReady || fb.GuestRef != p.BoxID {
+					t.Fatalf("%s is done, its box %+v (%v)", p.Name, fb, err)
+				}
+				if got := read(t, filepath.Join(e.Local.BoxDir(providers.Guest{Ref: fb.GuestRef}), "notes.txt")); got != "at the take" {
+					t.Fatalf("%s holds notes.txt %q", p.Name, got)
+				}
+			}
+			var running int
+			if err := pool.QueryRow(ctx, "SELECT count(*) FROM operations WHERE state IN ('running', 'unknown')").Scan(&running); err != nil || running != 0 {
+				t.Fatalf("%d operations still running (%v)", running, err)
+			}
+			entries, err := os.ReadDir(filepath.Join(root, "boxes"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(entries) != 4 {
+				var names []string
+				for _, d := range entries {
+					names = append(names, d.Name())
+				}
+				t.Fatalf("the box folders are %q, want amber-fox's and three forks'", names)
+			}
+			if _, err := e.Local.Sweep(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if left := forkLeftovers(t, root); len(left) != 0 {
+				t.Fatalf("after the sweep, the forks left %q", left)
+			}
+		})
+	}
+}
