@@ -13,7 +13,8 @@ import (
 // same key does B's own work, a fork into many too. A key used again with
 // other arguments or by another tool is refused with request_reused; a
 // key over 100 characters, one with a control character and one past the
-// body's cap are refused in words. Every refusal changes nothing.
+// body's cap are refused in words, over JSON and MCP. Every refusal changes
+// nothing.
 func TestRetryKeyHostile(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
@@ -26,6 +27,11 @@ func TestRetryKeyHostile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sesB.Close()
+	sesA, err := mcpSession(t, e.srv.URL, tokenA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sesA.Close()
 
 	argsA := map[string]any{"box": "amber-fox", "name": "a's take", "request": "k1"}
 	first := e.call(t, "POST", "/tools/box_snapshot", tokenA, argsA).must(t, 200)
@@ -89,6 +95,11 @@ func TestRetryKeyHostile(t *testing.T) {
 			t.Errorf("%s: %d %s, want %s saying %q", tc.what, a.Status, a.Raw, tc.code, tc.words)
 		}
 		sameShot(t, tc.what, before, shotOf(t, e))
+		text, refused := mcpRefusal(t, sesA, tc.tool, tc.args)
+		if !refused || (tc.words != "" && !strings.Contains(text, jsonText(tc.words))) {
+			t.Errorf("%s over MCP: refused %v, %.300s, want it to say %q", tc.what, refused, text, tc.words)
+		}
+		sameShot(t, tc.what+" over MCP", before, shotOf(t, e))
 	}
 }
 
