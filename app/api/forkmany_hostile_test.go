@@ -245,3 +245,43 @@ func jsonText(s string) string {
 	raw, _ := json.Marshal(s)
 	return strings.Trim(string(raw), `"`)
 }
+
+// TestForkManyOfAnotherThreadsSnapshot: an agent forking another thread's
+// snapshot into many, by its ID (over JSON, MCP and REST) or by its box
+// and name, reads it as a made-up snapshot does, and nothing is made.
+func TestForkManyOfAnotherThreadsSnapshot(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	_, owner := e.agent(t, "Thread A")
+	token, _ := e.agent(t, "Thread B")
+	e.Box(t, owner, "amber-fox")
+	theirs := e.TakeReady(t, owner, "amber-fox", "one")
+	made := snapshots.NewID(snapshots.PrefixSnapshot)
+	ses, err := mcpSession(t, e.srv.URL, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ses.Close()
+
+	for _, id := range []string{theirs.ID, made} {
+		words := "No snapshot " + id + " that you can see."
+		before := shotOf(t, e)
+		args := map[string]any{"snapshot": id, "count": 3, "name": "mine"}
+		a := e.call(t, "POST", "/tools/box_fork", token, args)
+		if a.errorCode() != string(snapshots.CodeNotFound) || a.errorWords() != words {
+			t.Errorf("box_fork of %s: %d %s, want not_found saying %q", id, a.Status, a.Raw, words)
+		}
+		if text, refused := mcpRefusal(t, ses, "box_fork", args); !refused || !strings.Contains(text, words) {
+			t.Errorf("box_fork of %s over MCP: refused %v, %s", id, refused, text)
+		}
+		rest := e.call(t, "POST", "/boxes/amber-fox/snapshots/"+id+"/fork", token, map[string]any{"count": 3})
+		if rest.errorCode() != string(snapshots.CodeNotFound) {
+			t.Errorf("the REST fork of %s: %d %s, want not_found", id, rest.Status, rest.Raw)
+		}
+		sameShot(t, "a fork of "+id, before, shotOf(t, e))
+	}
+	a := e.call(t, "POST", "/tools/box_fork", token, map[string]any{"box": "amber-fox", "snapshot": "one", "count": 2})
+	if a.errorCode() != string(snapshots.CodeNotFound) || a.errorWords() != "No box amber-fox that you can see." {
+		t.Errorf("box_fork of another thread's box and name: %d %s", a.Status, a.Raw)
+	}
+}
