@@ -62,6 +62,9 @@ func TestForkManyOnAFillingDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	filler := filepath.Join(host, "filler")
+	// Written by the fork's job as the second fork starts, read once the
+	// forks have ended.
+	var filled sync.Mutex
 	var roomBefore int64
 	var fillErr error
 	var wrapped *fillingForks
@@ -81,6 +84,8 @@ func TestForkManyOnAFillingDisk(t *testing.T) {
 		t.Skip("a box cannot be a file system of its own here: " + why)
 	}
 	wrapped.fill = func() {
+		filled.Lock()
+		defer filled.Unlock()
 		var fs syscall.Statfs_t
 		if err := syscall.Statfs(host, &fs); err == nil {
 			roomBefore = int64(fs.Bavail) * fs.Bsize
@@ -95,6 +100,8 @@ func TestForkManyOnAFillingDisk(t *testing.T) {
 	sn := e.TakeReady(t, agent, "amber-fox", "one")
 
 	a := e.call(t, "POST", "/boxes/amber-fox/snapshots/"+sn.ID+"/fork?wait=true", token, map[string]any{"name": "fix", "count": 3}).must(t, 200)
+	filled.Lock()
+	defer filled.Unlock()
 	if fillErr != nil || roomBefore == 0 {
 		t.Fatalf("the disk was not filled as the second fork started: %v", fillErr)
 	}
