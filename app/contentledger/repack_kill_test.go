@@ -97,3 +97,54 @@ func TestRepackSessionKilledAtEveryStep(t *testing.T) {
 		})
 	}
 }
+
+// TestRepackPutOutlivingItsClaim: a repack whose bucket stops answering
+// after the new pack's claim, for longer than the claim lasts, so another
+// process's sweep forgets the claim meanwhile, then puts its pack after
+// all: the move it can no longer record leaves every ready snapshot whole,
+// and the pack it put is not left in the bucket with nothing naming it.
+func TestRepackPutOutlivingItsClaim(t *testing.T) {
+	f := newPackFixture(t)
+	trees := f.churnSnapshots(3, 2)
+	ready := readyIDs(trees)
+	f.runOutAllClaims()
+
+	slow := New(f.ledger.pool)
+	reached, resume := make(chan struct{}), make(chan struct{})
+	slow.hooks.repacking = func(s string) error {
+		if s == "claimed" {
+			close(reached)
+			<-resume
+		}
+		return nil
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := slow.Sweep(f.ctx, f.repacker())
+		done <- err
+	}()
+	select {
+	case <-reached:
+	case err := <-done:
+		t.Fatalf("the sweep ended before its repack claimed a pack: %v", err)
+	}
+	// The claim runs out while the bucket does not answer, and another
+	// process's sweep forgets the pack nothing lies in.
+	f.runOutAllClaims()
+	if _, err := New(f.ledger.pool).Sweep(f.ctx, f.bucket); err != nil {
+		t.Fatal(err)
+	}
+	close(resume)
+	t.Logf("the repack whose claim was forgotten answered %v", <-done)
+
+	f.keptWhole("after a repack outlived its claim", ready...)
+	f.restoresExact("after a repack outlived its claim", trees)
+	for range 2 {
+		f.runOutAllClaims()
+		if _, err := f.ledger.Sweep(f.ctx, f.repacker()); err != nil {
+			t.Fatalf("a sweep after a repack outlived its claim: %v", err)
+		}
+	}
+	f.nothingUnnamedLeft("after the sweeps after a repack outlived its claim", ready...)
+	f.restoresExact("after the sweeps after a repack outlived its claim", trees)
+}
