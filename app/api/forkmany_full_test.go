@@ -50,7 +50,8 @@ func freeBytes(t *testing.T, path string) int64 {
 // TestForkManyOnAFillingDisk: a fork into three whose host disk fills
 // part-way (full to the last block as the second fork starts) leaves each
 // fork whole or absent, and its own result says which: the first is made
-// and reads its snapshot's file; the others failed, each saying why, with
+// and reads its snapshot's file; the others failed, each saying the disk
+// ran out of room (never the data folder's paths), with
 // no box, no folder, no disk image and no mount left of them; once the
 // filler goes, the host has back all the room it had before the failed
 // forks started.
@@ -128,7 +129,8 @@ func TestForkManyOnAFillingDisk(t *testing.T) {
 			}
 		case snapshots.OpFailed:
 			failed = append(failed, f.Name)
-			if f.Box != "" || !strings.HasPrefix(f.Message, "The fork") || got.Status != 404 {
+			if f.Box != "" || got.Status != 404 ||
+				f.Message != "The fork did not finish: The disk ran out of room while the fork was made (no space left on device): nothing of it was kept. Make room on the host, then fork again." {
 				t.Errorf("%s failed: %+v, and GET answers %d %s", f.Name, f, got.Status, got.Raw)
 			}
 		default:

@@ -113,7 +113,7 @@ func (s *Forks) runFork(ctx context.Context, op *snapshots.Operation, p ForkPara
 				if ctx.Err() != nil {
 					return ForkResult{}, ctx.Err()
 				}
-				return ForkResult{}, fail(err.Error())
+				return ForkResult{}, fail(backendFailedWords(err))
 			}
 		}
 		from, err := json.Marshal(map[string]any{"box": src.ID, "boxName": src.Name, "snapshot": sn.ID, "snapshotName": sn.Name, "takenAt": sn.TakenAt})
