@@ -16,6 +16,7 @@ import (
 func (s snapshotChanges) forkSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	var body wire.ForkBody
+	sent := countSent(r)
 	if err := decodeOptional(r, &body, "optionally name, asMachine, count and request"); err != nil {
 		s.fail(w, r, err)
 		return
@@ -35,8 +36,8 @@ func (s snapshotChanges) forkSnapshot(w http.ResponseWriter, r *http.Request) {
 		err = &badRequest{code: snapshots.CodeForbidden,
 			words: "Only the person forks as one of their machines: an agent's fork is its own thread's."}
 	}
-	if err == nil && body.Count < 0 {
-		err = invalid("count is how many boxes to fork into, 1 or more; leave it out for one.")
+	if err == nil && (body.Count < 0 || (sent && body.Count == 0)) {
+		err = invalid(forkCountRangeWords)
 	}
 	if err != nil {
 		s.fail(w, r, err)

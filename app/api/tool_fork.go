@@ -25,11 +25,15 @@ const forkTakes = "snapshot (its name or ID, with box for a name), or box alone 
 // passes on the take's words.
 func (s agentTools) toolFork(w http.ResponseWriter, r *http.Request) {
 	var p toolparams.ForkToolParams
+	sent := countSent(r)
 	if err := decode(r, &p, forkTakes); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	if err := checkForkParams(p); err != nil {
+	if err := checkForkParams(p); err != nil || (sent && p.Count == 0) {
+		if err == nil {
+			err = invalid(forkCountRangeWords)
+		}
 		s.fail(w, r, err)
 		return
 	}
@@ -114,7 +118,7 @@ func checkForkParams(p toolparams.ForkToolParams) error {
 		return err
 	}
 	if p.Count < 0 {
-		return invalid("count is how many boxes to fork into, 1 or more; leave it out for one.")
+		return invalid(forkCountRangeWords)
 	}
 	return checkRequest(p.Request)
 }

@@ -6,20 +6,32 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strconv"
 
 	"github.com/boxsnap/boxsnap/app/wire"
 )
+
+// forkCountFlagWords refuse a --count below 1, which would fork nothing.
+const forkCountFlagWords = "--count is how many boxes to fork into, 1 or more; leave it out for one."
 
 type forkOpts struct {
 	asMachine, check *bool
 	name             *string
 	count            *int
+	// countSet says --count was given, so --count 0 is told from none.
+	countSet *bool
 }
 
 func forkFlags(fs *flag.FlagSet) any {
-	return &forkOpts{asMachine: fs.Bool("as-machine", false, "make the fork one of your machines"),
+	o := &forkOpts{asMachine: fs.Bool("as-machine", false, "make the fork one of your machines"),
 		name: fs.String("name", "", "the new box's name"), check: fs.Bool("check", false, "say whether it can be forked, and change nothing"),
-		count: fs.Int("count", 0, "fork into this many boxes from the one snapshot, named <name>-1 … <name>-N")}
+		count: new(int), countSet: new(bool)}
+	fs.Func("count", "fork into this many boxes from the one snapshot, named <name>-1 … <name>-N", func(v string) error {
+		n, err := strconv.Atoi(v)
+		*o.count, *o.countSet = n, err == nil
+		return err
+	})
+	return o
 }
 
 // fork is `snapshot fork`: it waits for the fork and says what it made, or
@@ -42,7 +54,10 @@ func fork(ctx context.Context, c *client, pos []string, o any, out io.Writer) er
 		_, err := fmt.Fprintln(out, ans.Message)
 		return err
 	}
-	if *opts.count != 0 {
+	if *opts.countSet && *opts.count < 1 {
+		return &refusal{words: forkCountFlagWords}
+	}
+	if *opts.countSet {
 		return forkMany(ctx, c, path, opts, out)
 	}
 	var ans wire.OperationAnswer

@@ -90,7 +90,9 @@
 // the move: it asks nothing of the fetch, on any host or version, and
 // costs the old pack's room for one grace. A kill before the move's commit
 // leaves a new pack nothing lies in (deleted once its claim ran out); a
-// kill after it leaves the old pack (deleted after the grace).
+// kill after it leaves the old pack (deleted after the grace); a put that
+// outlived its claim, which a sweep then forgot, finds its move refused
+// and deletes its own pack.
 //
 // It imports app/store/db and pgx; it must never import app/web, app/api,
 // app/cli, jobs or providers/ (the bucket is reached through Deleter and

@@ -137,7 +137,10 @@ func (l *Ledger) repackGroup(ctx context.Context, r Repacker, old []string) (rea
 	if err := l.repackStep(ctx, "put"); err != nil {
 		return false, err
 	}
-	return false, l.moveTo(ctx, key, size, old, keys, packs, at, lens)
+	if err := l.moveTo(ctx, key, size, old, keys, packs, at, lens); err != nil {
+		return false, l.dropForgotten(ctx, r, key, err)
+	}
+	return false, nil
 }
 
 // moveTo records, in one transaction, that the objects keys now lie in

@@ -6,7 +6,8 @@
 //
 // Everything lives under Config.Root:
 //
-//	boxes/<boxID>/                 a box's files; a fork is made in boxes/.fork-* and renamed;
+//	boxes/<boxID>/                 a box's files; a fork is made in boxes/.fork-* and renamed
+//	                               (what a killed fork left there, a sweep removes);
 //	                               where loop mounts work, its image's box subfolder, bound
 //	disks/<boxID>.img              a box's own ext4 file system, a file of its disk bound's
 //	                               size allocated on the host as the box fills (disks,

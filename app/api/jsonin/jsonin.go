@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -78,7 +80,9 @@ func typeWords(kind string) string {
 		return "true or false"
 	case "string":
 		return "text"
-	case "int", "int64", "int32", "float64", "uint", "uint64":
+	case "int", "int64", "int32", "uint", "uint64":
+		return "a whole number"
+	case "float64":
 		return "a number"
 	case "slice":
 		return "a list"
@@ -94,6 +98,14 @@ func article(jsonType string) string {
 		return "an " + jsonType
 	case "number", "string", "bool":
 		return "a " + jsonType
+	}
+	// A number sent where a whole one goes: a fraction, or one past the
+	// field's range, said as it was sent.
+	if lit, ok := strings.CutPrefix(jsonType, "number "); ok {
+		if f, err := strconv.ParseFloat(lit, 64); err == nil && f == math.Trunc(f) {
+			return lit + ", which is out of range"
+		}
+		return lit
 	}
 	if strings.HasPrefix(jsonType, "number") {
 		return "a number that does not fit"

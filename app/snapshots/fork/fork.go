@@ -113,7 +113,7 @@ func (s *Forks) runFork(ctx context.Context, op *snapshots.Operation, p ForkPara
 				if ctx.Err() != nil {
 					return ForkResult{}, ctx.Err()
 				}
-				return ForkResult{}, fail(err.Error())
+				return ForkResult{}, fail(backendFailedWords(err))
 			}
 		}
 		from, err := json.Marshal(map[string]any{"box": src.ID, "boxName": src.Name, "snapshot": sn.ID, "snapshotName": sn.Name, "takenAt": sn.TakenAt})
@@ -127,6 +127,9 @@ func (s *Forks) runFork(ctx context.Context, op *snapshots.Operation, p ForkPara
 			HasScreen: src.HasScreen}))
 		if err != nil {
 			_ = be.Boxes.Release(context.WithoutCancel(ctx), guest)
+			if words := s.nameTakenWords(ctx, caller, p.Name); words != "" {
+				return ForkResult{}, fail(words)
+			}
 			return ForkResult{}, fail(failForkRecordWords(p.Name, err))
 		}
 		s.k.SetHead(ctx, s.st.Pool, box.ID, sn.ID)

@@ -22,7 +22,7 @@ type ForkManyRequest struct {
 	// forks are always its own thread's.
 	AsMachine bool
 	// RequestID makes a repeat the same forks: the i-th fork's operation
-	// holds RequestID#i.
+	// holds ManyRequestID(RequestID, i).
 	RequestID string
 }
 
@@ -31,7 +31,7 @@ func ManyRequestID(requestID string, i int) string {
 	if requestID == "" {
 		return ""
 	}
-	return fmt.Sprintf("%s#%d", requestID, i)
+	return fmt.Sprintf("%s%s%d", requestID, keySeparator, i)
 }
 
 // MaxCount is the most boxes one fork call makes here.

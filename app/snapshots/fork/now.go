@@ -15,7 +15,7 @@ const TakeName = "for a fork"
 // takeRequestPrefix prefixes the request ID of a fork of the box now's
 // take, so a repeated fork is the same take and the same fork, and the
 // take's ID never collides with the fork's.
-const takeRequestPrefix = "take for fork "
+const takeRequestPrefix = "take for fork" + keySeparator
 
 // TakeRequestID is the request ID of the take a fork of the box now under
 // requestID makes, or none.

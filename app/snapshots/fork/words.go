@@ -91,3 +91,7 @@ func forkRoomWords(where string, free, need int64, count int, shared, ownDisks b
 	}
 	return fmt.Sprintf("%s has %s free, and the fork needs about %s.", where, snapshots.GB(free), snapshots.GB(need))
 }
+
+// forkNoRoomWords: a fork whose backend ran out of disk room part-way;
+// what it had made is gone.
+const forkNoRoomWords = "The disk ran out of room while the fork was made (no space left on device): nothing of it was kept. Make room on the host, then fork again."
