@@ -16,7 +16,6 @@ import (
 func (s snapshotChanges) forkSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	var body wire.ForkBody
-	sent := countSent(r)
 	if err := decodeOptional(r, &body, "optionally name, asMachine, count and request"); err != nil {
 		s.fail(w, r, err)
 		return
@@ -36,14 +35,14 @@ func (s snapshotChanges) forkSnapshot(w http.ResponseWriter, r *http.Request) {
 		err = &badRequest{code: snapshots.CodeForbidden,
 			words: "Only the person forks as one of their machines: an agent's fork is its own thread's."}
 	}
-	if err == nil && (body.Count < 0 || (sent && body.Count == 0)) {
+	if err == nil && body.Count != nil && *body.Count < 1 {
 		err = invalid(forkCountRangeWords)
 	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	if body.Count != 0 {
+	if body.Count != nil {
 		s.many.rest(w, r, box, ref, body, wait)
 		return
 	}

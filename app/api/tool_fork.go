@@ -25,19 +25,15 @@ const forkTakes = "snapshot (its name or ID, with box for a name), or box alone 
 // passes on the take's words.
 func (s agentTools) toolFork(w http.ResponseWriter, r *http.Request) {
 	var p toolparams.ForkToolParams
-	sent := countSent(r)
 	if err := decode(r, &p, forkTakes); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	if err := checkForkParams(p); err != nil || (sent && p.Count == 0) {
-		if err == nil {
-			err = invalid(forkCountRangeWords)
-		}
+	if err := checkForkParams(p); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	if p.Count != 0 {
+	if p.Count != nil {
 		s.many.tool(w, r, p)
 		return
 	}
@@ -117,11 +113,14 @@ func checkForkParams(p toolparams.ForkToolParams) error {
 	if err := checkForkName(p.Name); err != nil {
 		return err
 	}
-	if p.Count < 0 {
+	if p.Count != nil && *p.Count < 1 {
 		return invalid(forkCountRangeWords)
 	}
 	return checkRequest(p.Request)
 }
+
+// forkCountRangeWords refuse a fork's count below 1.
+const forkCountRangeWords = "count is how many boxes to fork into, 1 or more; leave it out for one."
 
 // checkForkName refuses a new box's name that breaks the machine rule.
 func checkForkName(name string) error {
@@ -180,7 +179,7 @@ type tookForFork struct{ id, name, words string }
 // that ended badly, or one still running.
 func (s operations) forkCapture(w http.ResponseWriter, r *http.Request, p toolparams.ForkToolParams) (tookForFork, bool) {
 	ctx, c := r.Context(), caller(r)
-	op, err := s.forks.CaptureNow(ctx, c, fork.NowRequest{Box: p.Box, Name: p.Name, Count: p.Count, RequestID: p.Request})
+	op, err := s.forks.CaptureNow(ctx, c, fork.NowRequest{Box: p.Box, Name: p.Name, Count: p.Forks(), RequestID: p.Request})
 	if err != nil {
 		s.fail(w, r, err)
 		return tookForFork{}, false

@@ -26,7 +26,7 @@ func (s forkMany) tool(w http.ResponseWriter, r *http.Request, p toolparams.Fork
 		}
 		ref, took, tookName, tookWords = tk.id, tk.id, tk.name, tk.words
 	}
-	ops, err := s.forks.ForkMany(ctx, c, fork.ForkManyRequest{Box: p.Box, Snapshot: ref, Name: p.Name, Count: p.Count, RequestID: p.Request})
+	ops, err := s.forks.ForkMany(ctx, c, fork.ForkManyRequest{Box: p.Box, Snapshot: ref, Name: p.Name, Count: *p.Count, RequestID: p.Request})
 	if err != nil {
 		if took != "" {
 			err = s.undoForkTake(ctx, c, took, tookName, err)
@@ -120,7 +120,7 @@ func forkManyWords(asked int, made []string, from string, others []string) strin
 // does).
 func (s forkMany) rest(w http.ResponseWriter, r *http.Request, box, ref string, body wire.ForkBody, wait bool) {
 	ctx, c := r.Context(), caller(r)
-	ops, err := s.forks.ForkMany(ctx, c, fork.ForkManyRequest{Box: box, Snapshot: ref, Name: body.Name, Count: body.Count,
+	ops, err := s.forks.ForkMany(ctx, c, fork.ForkManyRequest{Box: box, Snapshot: ref, Name: body.Name, Count: *body.Count,
 		AsMachine: body.AsMachine, RequestID: body.Request})
 	if err != nil {
 		s.fail(w, r, err)

@@ -15,7 +15,7 @@ import (
 // failure, after the forks that were made are printed.
 func forkMany(ctx context.Context, c *client, path string, opts *forkOpts, out io.Writer) error {
 	var ans wire.ForkManyAnswer
-	body := wire.ForkBody{Name: *opts.name, AsMachine: *opts.asMachine, Count: *opts.count}
+	body := wire.ForkBody{Name: *opts.name, AsMachine: *opts.asMachine, Count: opts.count}
 	if err := c.do(ctx, "POST", path+"?wait=true", body, &ans); err != nil {
 		return err
 	}

@@ -69,8 +69,9 @@ type ForkBody struct {
 	AsMachine bool   `json:"asMachine"`
 	Request   string `json:"request,omitempty"`
 	// Count forks into that many boxes from the one snapshot
-	// (ForkManyAnswer); 0 is one fork, answered as an operation.
-	Count int `json:"count,omitempty"`
+	// (ForkManyAnswer); left out, one fork, answered as an operation.
+	// Sent, it is 1 or more.
+	Count *int `json:"count,omitempty"`
 }
 
 // ShareBody is POST .../shares's body.

@@ -45,8 +45,17 @@ type ForkToolParams struct {
 	// Request is an ID the caller makes, so a repeat is the same fork.
 	Request string `json:"request"`
 	// Count forks into that many boxes from one snapshot, each its own
-	// box (toolForkMany); 0 is one fork.
-	Count int `json:"count"`
+	// box (toolForkMany); left out, one fork. Sent, it is 1 or more.
+	Count *int `json:"count"`
+}
+
+// Forks is the count as the fork seam reads it: 0, one fork, when count
+// is left out.
+func (p ForkToolParams) Forks() int {
+	if p.Count == nil {
+		return 0
+	}
+	return *p.Count
 }
 
 // DeleteParams are box_snapshot_delete's parameters.
