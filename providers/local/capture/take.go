@@ -129,7 +129,9 @@ func (h *heldContent) close() { unix.Close(h.dir) }
 
 // readEntries reads the box's paths into m's entries: found, or a walk of
 // the folder when found is nil. A file keeps its previous entry's hash when
-// its stat matches and the store holds the content; every other file is a
+// its stat matches (or, lying in the shared tree, only its change time
+// moved: journal.Lower.SameShared) and the store holds the content; every
+// other file is a
 // job to copy. It gives the jobs, what their copies hold on disk at most,
 // and the files with more than one link, but those whose data lies in the
 // box's overlay's lower layer (lower), whose other names are outside the
@@ -178,7 +180,10 @@ func (b *Capturer) readEntries(ctx context.Context, root *confined.Beneath, dir 
 			if s.St.Nlink > 1 && !lower.Holds(s.Rel, &s.St) {
 				linked = append(linked, journal.LinkedFile{Rel: s.Rel, Ino: s.St.Ino})
 			}
-			if pe != nil && pe.Type == store.TypeFile && pe.Key() == e.Key() && pe.Hash != "" && held.has(pe.Hash) {
+			// A shared file whose change time alone moved (another tree
+			// linked its content) is not read again.
+			same := pe != nil && (pe.Key() == e.Key() || lower.SameShared(pe, &e, &s.St))
+			if same && pe.Type == store.TypeFile && pe.Hash != "" && held.has(pe.Hash) {
 				e.Hash = pe.Hash
 			} else {
 				j := copyJob{idx: len(m.Entries)}
