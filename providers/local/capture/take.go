@@ -402,6 +402,7 @@ func (b *Capturer) copyOnce(root *confined.Beneath, e *store.Entry, want *confin
 		if err != nil {
 			return "", false, fmt.Errorf("name content %s: %w", hash[:12], err)
 		}
+		b.noteWritten(hash, tmp)
 		return hash, true, nil
 	}
 	if err := tmp.Chmod(0o444); err != nil {
@@ -411,7 +412,18 @@ func (b *Capturer) copyOnce(root *confined.Beneath, e *store.Entry, want *confin
 		return "", false, err
 	}
 	keep = true
+	b.noteWritten(hash, tmp)
 	return hash, true, nil
+}
+
+// noteWritten notes the stat of a content object this take just wrote
+// and named, whose bytes it hashed (content.Copier.NoteChecked), so the
+// first shared tree to link it need not read it again.
+func (b *Capturer) noteWritten(hash string, f *os.File) {
+	var st unix.Stat_t
+	if unix.Fstat(int(f.Fd()), &st) == nil {
+		b.NoteChecked(hash, &st)
+	}
 }
 
 // newContentFile opens a file for new content: unnamed (O_TMPFILE) where the

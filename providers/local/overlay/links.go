@@ -25,6 +25,11 @@ type Links struct {
 	*store.Store
 	// Hash hashes an open file from its start (content.Copier.HashFile).
 	Hash func(f *os.File) (string, int64, error)
+	// Checked says whether an object, stat'ed as st, is unmoved since
+	// its bytes were known to hash to its name, and NoteChecked notes
+	// that they do (content.Copier's); nil for never.
+	Checked     func(hash string, st *unix.Stat_t) bool
+	NoteChecked func(hash string, st *unix.Stat_t)
 	// Parallel runs fn for 0..n-1 on the backend's workers.
 	Parallel func(ctx context.Context, n int, fn func(i int) error) error
 }
@@ -92,8 +97,10 @@ func sameFileSystem(a, b string) bool {
 // folders it linked in from m. Each object is opened once, checked
 // against its hash and size, given e's details if it has none of a tree's
 // yet, and linked by that open file, so what is linked is what was
-// checked. It answers how many it could not link (written as copies
-// after); an error is a cancelled context or a folder it cannot set.
+// checked; an object unmoved since this process last wrote or checked
+// it (Checked) is not read again. It answers how many it could not link
+// (written as copies after); an error is a cancelled context or a folder
+// it cannot set.
 func (l *Links) Link(ctx context.Context, dir string, link []store.Entry, m *store.Manifest) (int, error) {
 	t, err := confined.OpenTree(dir)
 	if err != nil {
@@ -128,8 +135,12 @@ func (l *Links) linkOne(t *confined.Beneath, e *store.Entry) error {
 	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size != e.Size || (!fits && st.Nlink != 1) {
 		return errNotLinked
 	}
-	if h, n, err := l.Hash(f); err != nil || h != e.Hash || n != e.Size {
-		return errNotLinked // the copy's check refuses damaged content in its words
+	// An object unmoved since this process wrote or checked it is not
+	// read again; any other is hashed before it is linked.
+	if l.Checked == nil || !l.Checked(e.Hash, &st) {
+		if h, n, err := l.Hash(f); err != nil || h != e.Hash || n != e.Size {
+			return errNotLinked // the copy's check refuses damaged content in its words
+		}
 	}
 	self := fmt.Sprintf("/proc/self/fd/%d", f.Fd())
 	if !fits {
@@ -153,7 +164,14 @@ func (l *Links) linkOne(t *confined.Beneath, e *store.Entry) error {
 		}
 		defer folder.Close()
 	}
-	return unix.Linkat(unix.AT_FDCWD, self, folder.Fd, name, unix.AT_SYMLINK_FOLLOW)
+	if err := unix.Linkat(unix.AT_FDCWD, self, folder.Fd, name, unix.AT_SYMLINK_FOLLOW); err != nil {
+		return err
+	}
+	// Its details and its link moved its change time, not its bytes.
+	if l.NoteChecked != nil && unix.Fstat(int(f.Fd()), &st) == nil {
+		l.NoteChecked(e.Hash, &st)
+	}
+	return nil
 }
 
 // putFolderTimes puts back, deepest first, the times m gives the folders
