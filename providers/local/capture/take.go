@@ -131,11 +131,11 @@ func (h *heldContent) close() { unix.Close(h.dir) }
 // the folder when found is nil. A file keeps its previous entry's hash when
 // its stat matches (or, lying in the shared tree, only its change time
 // moved: journal.Lower.SameShared) and the store holds the content; every
-// other file is a
-// job to copy. It gives the jobs, what their copies hold on disk at most,
-// and the files with more than one link, but those whose data lies in the
-// box's overlay's lower layer (lower), whose other names are outside the
-// box. Sockets, devices and links that vanish while it reads are left out.
+// other file is a job to copy. It gives the jobs, what their copies hold
+// on disk at most, and the files with more than one link, but those whose
+// data lies in the box's overlay's lower layer (lower), whose other names
+// are outside the box. Sockets, devices and links that vanish while it
+// reads are left out.
 func (b *Capturer) readEntries(ctx context.Context, root *confined.Beneath, dir string, m *store.Manifest, prev map[string]*store.Entry, found []confined.Scanned, held *heldContent, lower *journal.Lower) (jobs []copyJob, need int64, linked []journal.LinkedFile, err error) {
 	if found == nil {
 		found, err = b.ScanTree(ctx, dir)
