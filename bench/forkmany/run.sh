@@ -46,4 +46,5 @@ END {
 	for (k in c) { for (i = 1; i <= c[k]; i++) a[i] = v[k, i]; m[k] = med(a, c[k]) }
 	printf "median: one call into %d: %.0f ms; %d single forks: %.0f ms (single/one call %.2f); cp -a x%d: %.0f ms (one call/cp %.2f)\n", n, m["many_ms"], n, m["single_ms"], m["single_ms"] / m["many_ms"], n, m["cp_ms"], m["many_ms"] / m["cp_ms"]
 	printf "median disk the %d forks hold: one call %.0f MiB, single forks %.0f MiB\n", n, m["many_forks_kib"] / 1024, m["single_forks_kib"] / 1024
+	printf "median CPU time boxsnap spent (other work on the host moves it less than the wall time): one call %.0f ms; single forks %.0f ms (single/one call %.2f)\n", m["many_cpu_ms"], m["single_cpu_ms"], m["single_cpu_ms"] / m["many_cpu_ms"]
 }' "$work/out"
