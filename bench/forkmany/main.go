@@ -1,11 +1,13 @@
 // Command forkmany times the local backend's forks of a real tree into N
 // boxes: one take, then N forks of it (a fork into N boxes in one call),
 // beside N single forks (each its own take, then its fork, as box_fork of
-// the box now does), from an empty store each. run.sh runs it with cp -a
-// of the same tree N times, side by side. Each box is a file system of its
-// own, as boxsnap's default, so where the host mounts overlays the forks
-// of one snapshot share its files; what the forks hold is what the boxes'
-// images and the shared trees grew by.
+// the box now does), from an empty store each, or with -snapshotted from
+// a store that already holds a snapshot of the source box (untimed), as an
+// agent's box does. -phases prints each take's and fork's time, wall and
+// CPU. run.sh runs it with cp -a of the same tree N times, side by side.
+// Each box is a file system of its own, as boxsnap's default, so where the
+// host mounts overlays the forks of one snapshot share its files; what the
+// forks hold is what the boxes' images and the shared trees grew by.
 package main
 
 import (
@@ -17,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -31,23 +34,38 @@ func main() {
 	work := flag.String("dir", "/tmp/boxsnap-forkmany", "work folder (its contents are deleted)")
 	n := flag.Int("n", 10, "how many forks")
 	mode := flag.String("mode", "many", "many: one take and n forks; single: n takes, each with its fork")
+	phases := flag.Bool("phases", false, "print each take's and fork's time on standard error")
+	before := flag.Bool("snapshotted", false, "the source box holds a snapshot of the tree before the clock starts, as an agent's box does")
+	prof := flag.String("cpuprofile", "", "write a CPU profile of the timed part to this file")
 	flag.Parse()
+	if *prof != "" {
+		f, err := os.Create(*prof)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	slog.SetLogLoggerLevel(slog.LevelWarn) // the backend's info lines are not the figures
 	if *tree == "" {
 		log.Fatal("-tree is needed")
 	}
-	took, used, err := run(*tree, *work, *mode, *n)
+	took, cpu, used, err := run(*tree, *work, *mode, *n, *phases, *before)
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("%s_ms=%.0f %s_forks_kib=%d\n", *mode, took.Seconds()*1000, *mode, used)
+	fmt.Printf("%s_ms=%.0f %s_cpu_ms=%.0f %s_forks_kib=%d\n", *mode, took.Seconds()*1000, *mode, cpu.Seconds()*1000, *mode, used)
 }
 
-func run(tree, work, mode string, n int) (time.Duration, int64, error) {
+// run answers the timed part's wall time, the CPU time this process
+// spent in it, and what the forks hold on the host in KiB.
+func run(tree, work, mode string, n int, phases, snapshotted bool) (time.Duration, time.Duration, int64, error) {
 	ctx := context.Background()
 	_ = local.UnmountAll(work)
 	if err := os.RemoveAll(work); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	defer func() { _ = local.UnmountAll(work); _ = os.RemoveAll(work) }()
 	// Each box a file system of its own, as boxsnap's default: where the
@@ -55,48 +73,80 @@ func run(tree, work, mode string, n int) (time.Duration, int64, error) {
 	store := filepath.Join(work, "store")
 	b, err := local.New(local.Config{Root: store, Install: "bench", NoSync: true, DiskImages: true})
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	g, err := b.Acquire(ctx, providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxforksource", Kind: "linux"}})
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	if out, err := exec.Command("cp", "-a", tree+"/.", b.BoxDir(g)+"/tree").CombinedOutput(); err != nil {
-		return 0, 0, fmt.Errorf("cp -a: %v: %s", err, out)
-	}
-	syscall.Sync()
-	before, err := hostKiB(store)
-	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, fmt.Errorf("cp -a: %v: %s", err, out)
 	}
 	take := func() (providers.SnapshotRef, error) {
 		t, err := b.Snapshot(ctx, g, providers.SnapshotTake{Label: providers.Label{Box: g.Ref}}, nil)
 		return providers.SnapshotRef{ID: t.Ref, Ref: t.Ref, Guest: g}, err
 	}
+	if snapshotted {
+		if _, err := take(); err != nil {
+			return 0, 0, 0, fmt.Errorf("the untimed take: %w", err)
+		}
+	}
+	syscall.Sync()
+	before, err := hostKiB(store)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	// Each phase's wall time, and the CPU time this process spent in it
+	// (user and system), which other work on the host moves less.
+	step, stepCPU := time.Now(), cpuTime()
+	phase := func(what string, i int) {
+		if phases {
+			fmt.Fprintf(os.Stderr, "%s %s %d: %.0f ms (cpu %.0f ms)\n", mode, what, i,
+				time.Since(step).Seconds()*1000, (cpuTime()-stepCPU).Seconds()*1000)
+		}
+		step, stepCPU = time.Now(), cpuTime()
+	}
 	var forks []providers.Guest
-	t0 := time.Now()
+	t0, cpu0 := time.Now(), cpuTime()
+	step, stepCPU = t0, cpu0
 	var ref providers.SnapshotRef
 	for i := 1; i <= n; i++ {
 		if i == 1 || mode == "single" {
 			if ref, err = take(); err != nil {
-				return 0, 0, fmt.Errorf("take: %w", err)
+				return 0, 0, 0, fmt.Errorf("take: %w", err)
 			}
+			phase("take", i)
 		}
 		f, err := b.ForkSnapshot(ctx, ref, providers.BoxIdentity{ID: fmt.Sprintf("bxfork%06d", i), Kind: "linux"}, nil)
 		if err != nil {
-			return 0, 0, fmt.Errorf("fork %d: %w", i, err)
+			return 0, 0, 0, fmt.Errorf("fork %d: %w", i, err)
 		}
 		forks = append(forks, f)
+		phase("fork", i)
 	}
 	syscall.Sync() // what the forks wrote is on disk before the clock stops
-	took := time.Since(t0)
+	phase("sync", 0)
+	took, cpu := time.Since(t0), cpuTime()-cpu0
 	// What the forks hold on the host: what the boxes' images and the
 	// shared trees grew by (the store's content is the takes').
 	after, err := hostKiB(store)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
-	return took, after - before, nil
+	return took, cpu, after - before, nil
+}
+
+// cpuTime is the user and system time this process and the children it
+// waited for (mkfs.ext4 of each fork's image) have spent.
+func cpuTime() time.Duration {
+	var t time.Duration
+	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
+		var ru syscall.Rusage
+		if syscall.Getrusage(who, &ru) == nil {
+			t += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		}
+	}
+	return t
 }
 
 // hostKiB is what the boxes' images and the shared trees of the data

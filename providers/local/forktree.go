@@ -13,7 +13,7 @@ import (
 // them. If some could not be linked after all, a second pass writes them
 // as a restore does, checking what was linked against its hash.
 func writeTree(ctx context.Context, b *Backend, dir string, m *store.Manifest) error {
-	links := &overlay.Links{Store: b.Store, Hash: b.HashFile, Parallel: b.Parallel}
+	links := &overlay.Links{Store: b.Store, Hash: b.HashFile, Parallel: b.Parallel, Checked: b.Checked, NoteChecked: b.NoteChecked}
 	link, rest := links.Split(dir, m)
 	if len(link) > 0 {
 		part := *m

@@ -85,6 +85,7 @@ var pathCallsAllowed = map[string]string{
 	"overlay/lowers.go (*Lowers).Sweep":               "the store's shared trees' folder",
 	"overlay/lowers.go sizeOf":                        "a shared tree of the store's, read through no link",
 	"overlay/links.go (*Links).linkOne":               "the store's content object, linked by its open file into a folder of a shared tree opened beneath",
+	"overlay/links.go setDetails":                     "the store's content object, re-timed by its open file's /proc name",
 	"overlay/links.go (*Links).objectFits":            "the store's content object",
 	"overlay/links.go sameFileSystem":                 "the store's shared tree and content folders",
 	"overlay/probe.go Probe":                          "a probe's own image and tree in the store's folders",

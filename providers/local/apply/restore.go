@@ -49,6 +49,7 @@ type Writer struct {
 // reports it incomplete from then on.
 func (b *Writer) MarkDamaged(id, why string) {
 	b.Present.Forget()
+	b.ForgetChecked()
 	if err := store.WriteFileAtomic(filepath.Join(b.SnapDir(id), store.FileDamaged), []byte(why+"\n"), 0o600); err != nil {
 		b.Log.Warn("local backend: could not mark a damaged snapshot", "snapshot", id, "err", err)
 	}

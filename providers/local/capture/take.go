@@ -129,11 +129,13 @@ func (h *heldContent) close() { unix.Close(h.dir) }
 
 // readEntries reads the box's paths into m's entries: found, or a walk of
 // the folder when found is nil. A file keeps its previous entry's hash when
-// its stat matches and the store holds the content; every other file is a
-// job to copy. It gives the jobs, what their copies hold on disk at most,
-// and the files with more than one link, but those whose data lies in the
-// box's overlay's lower layer (lower), whose other names are outside the
-// box. Sockets, devices and links that vanish while it reads are left out.
+// its stat matches (or, lying in the shared tree, only its change time
+// moved: journal.Lower.SameShared) and the store holds the content; every
+// other file is a job to copy. It gives the jobs, what their copies hold
+// on disk at most, and the files with more than one link, but those whose
+// data lies in the box's overlay's lower layer (lower), whose other names
+// are outside the box. Sockets, devices and links that vanish while it
+// reads are left out.
 func (b *Capturer) readEntries(ctx context.Context, root *confined.Beneath, dir string, m *store.Manifest, prev map[string]*store.Entry, found []confined.Scanned, held *heldContent, lower *journal.Lower) (jobs []copyJob, need int64, linked []journal.LinkedFile, err error) {
 	if found == nil {
 		found, err = b.ScanTree(ctx, dir)
@@ -178,7 +180,10 @@ func (b *Capturer) readEntries(ctx context.Context, root *confined.Beneath, dir 
 			if s.St.Nlink > 1 && !lower.Holds(s.Rel, &s.St) {
 				linked = append(linked, journal.LinkedFile{Rel: s.Rel, Ino: s.St.Ino})
 			}
-			if pe != nil && pe.Type == store.TypeFile && pe.Key() == e.Key() && pe.Hash != "" && held.has(pe.Hash) {
+			// A shared file whose change time alone moved (another tree
+			// linked its content) is not read again.
+			same := pe != nil && (pe.Key() == e.Key() || lower.SameShared(pe, &e, &s.St))
+			if same && pe.Type == store.TypeFile && pe.Hash != "" && held.has(pe.Hash) {
 				e.Hash = pe.Hash
 			} else {
 				j := copyJob{idx: len(m.Entries)}
@@ -397,6 +402,7 @@ func (b *Capturer) copyOnce(root *confined.Beneath, e *store.Entry, want *confin
 		if err != nil {
 			return "", false, fmt.Errorf("name content %s: %w", hash[:12], err)
 		}
+		b.noteWritten(hash, tmp)
 		return hash, true, nil
 	}
 	if err := tmp.Chmod(0o444); err != nil {
@@ -406,7 +412,18 @@ func (b *Capturer) copyOnce(root *confined.Beneath, e *store.Entry, want *confin
 		return "", false, err
 	}
 	keep = true
+	b.noteWritten(hash, tmp)
 	return hash, true, nil
+}
+
+// noteWritten notes the stat of a content object this take just wrote
+// and named, whose bytes it hashed (content.Copier.NoteChecked), so the
+// first shared tree to link it need not read it again.
+func (b *Capturer) noteWritten(hash string, f *os.File) {
+	var st unix.Stat_t
+	if unix.Fstat(int(f.Fd()), &st) == nil {
+		b.NoteChecked(hash, &st)
+	}
 }
 
 // newContentFile opens a file for new content: unnamed (O_TMPFILE) where the

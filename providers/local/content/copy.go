@@ -22,6 +22,7 @@ type Copier struct {
 	refused sync.Map // devPair to *refusals
 	bufs    sync.Pool
 	Present presentSet // content found in the store since the last free
+	checked checkedSet // the stat of objects whose bytes were checked (NoteChecked)
 }
 
 // devPair names a copy's way: the file systems of its destination and

@@ -5,7 +5,8 @@
 // so it is not asked again there), skips the holes of a
 // sparse file, hashes with SHA-256, and keeps which content it found in
 // the store since the last free, so a take asks the disk about each
-// content once. It reaches only files boxsnap opened or names in its own
+// content once, and the stat of each object whose bytes it wrote or
+// checked, so a shared tree need not hash an unmoved object again. It reaches only files boxsnap opened or names in its own
 // store.
 //
 // It imports only the standard library and golang.org/x/sys/unix: it

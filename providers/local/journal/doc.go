@@ -25,8 +25,9 @@
 //   - its other names are the store's content object and other trees'
 //     files, outside the box, whose content, mode, owner and mtime nothing
 //     changes while a tree holds them (package overlay); only their change
-//     time and link count move, as a link elsewhere is made or removed, and
-//     a walking take may read such a file again and find the same content.
+//     time and link count move, as a link elsewhere is made or removed, so
+//     a walk, a take's or a change check's, that finds only its change
+//     time moved takes it as unchanged (Lower.SameShared).
 //
 // Lower tells such a file from the overlay's upper layer: the box's path
 // has no name there (a box's path is the same path in its upper layer;

@@ -7,6 +7,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers/local/confined"
+	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
 // Lower answers which files of a box that is an overlay over a shared
@@ -76,4 +77,20 @@ func (l *Lower) Holds(rel string, st *unix.Stat_t) bool {
 	}
 	var up unix.Stat_t
 	return errors.Is(unix.Fstatat(l.dirFd, name, &up, unix.AT_SYMLINK_NOFOLLOW), unix.ENOENT)
+}
+
+// SameShared says whether the box's regular file e, stat'ed as st, is the
+// file pe recorded at its path though its change time moved: the same
+// inode, size, mtime, mode and owner, and its data still lies in the
+// shared tree (Holds). Such a file's content cannot change without a
+// copy-up into the upper layer, which gives its path a name there; its
+// change time moves as another tree links or unlinks the same content
+// object, which is no change of the box's.
+func (l *Lower) SameShared(pe, e *store.Entry, st *unix.Stat_t) bool {
+	if l == nil || pe == nil || pe.Type != store.TypeFile || e.Type != store.TypeFile ||
+		pe.Ino != e.Ino || pe.Size != e.Size || pe.MTime != e.MTime || pe.Mode != e.Mode ||
+		pe.UID != e.UID || pe.GID != e.GID {
+		return false
+	}
+	return l.Holds(e.Path, st)
 }

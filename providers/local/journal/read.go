@@ -127,11 +127,35 @@ func (b *Reads) ChangedSince(ctx context.Context, guest providers.Guest, rearm b
 		return Change{}, fmt.Errorf("check box %s for changes: %w", guest.Ref, err)
 	}
 	out := Change{Walked: true, Why: why, Restored: restored}
+	out.Changed, out.Paths = b.compareWalk(dir, found, prev)
+	if restored {
+		// Changed is against the last take, which the restore replaced.
+		out.Changed = true
+	}
+	if !out.Changed && cut.Running {
+		b.RebaseJournal(guest.Ref, cut, journalBasis(st))
+	}
+	return out, nil
+}
+
+// compareWalk says whether the paths a walk of the box's folder dir found
+// differ from prev, what they were last known to be, and how many files
+// and links changed (a folder changes with what it holds).
+func (b *Reads) compareWalk(dir string, found []confined.Scanned, prev map[string]*store.Entry) (changed bool, paths int) {
 	for _, own := range BoxsnapsOwn {
 		if prev[own] != nil {
 			prev = maps.Clone(prev)
 			delete(prev, own)
 		}
+	}
+	// A file of a fork's shared tree whose change time alone moved is as
+	// the last take has it (Lower.SameShared). The box may rename its
+	// folders while this reads, so no folder of the upper is kept open
+	// between two files.
+	var lower *Lower
+	if b.UpperOf != nil {
+		lower = OpenLower(b.UpperOf(dir))
+		defer lower.Close()
 	}
 	n := 0
 	for i := range found {
@@ -144,23 +168,21 @@ func (b *Reads) ChangedSince(ctx context.Context, guest providers.Guest, rearm b
 		pe := prev[s.Rel]
 		if pe == nil || pe.Type != e.Type || pe.Key() != e.Key() || pe.Mode != e.Mode ||
 			pe.UID != e.UID || pe.GID != e.GID || pe.MTime != e.MTime {
-			out.Changed = true
+			same := lower.SameShared(pe, &e, &s.St)
+			lower.Forget()
+			if same {
+				continue
+			}
+			changed = true
 			if e.Type != store.TypeDir {
-				out.Paths++ // a folder changes with what it holds
+				paths++ // a folder changes with what it holds
 			}
 		}
 	}
 	if n != len(prev) {
-		out.Changed = true
+		changed = true
 	}
-	if restored {
-		// Changed is against the last take, which the restore replaced.
-		out.Changed = true
-	}
-	if !out.Changed && cut.Running {
-		b.RebaseJournal(guest.Ref, cut, journalBasis(st))
-	}
-	return out, nil
+	return changed, paths
 }
 
 // journalBase reads what the cut's record is relative to: the last take's

@@ -26,7 +26,10 @@
 //     holds with other details is copied, as is a second path of the same
 //     content in one tree, so each path of a tree is its own file;
 //   - each object is opened once, checked against its hash and size, and
-//     linked by that open file, so what is linked is what was checked;
+//     linked by that open file, so what is linked is what was checked; an
+//     object whose stat (device, inode, size, change time) is as it was
+//     when this process wrote it or last checked it is not read again, as
+//     any write to it would have moved its change time;
 //     the store's content is never changed in place;
 //   - the store letting go of an object (its sweep) removes a name, not
 //     the file: a tree keeps its files. A tree's sweep and the store's
@@ -38,7 +41,8 @@
 // A link made or removed elsewhere (another snapshot's tree, the store's
 // sweep) changes a linked file's ctime and link count as a fork sees
 // them, never its content or details: a fork's take that walks its
-// folder may read such a file again, and finds the same content.
+// folder, and its change check, take such a file whose change time alone
+// moved as unchanged (journal.Lower.SameShared).
 //
 // It imports only the standard library, golang.org/x/sys/unix,
 // providers/local/confined, providers/local/diskimage and

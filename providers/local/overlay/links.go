@@ -25,6 +25,11 @@ type Links struct {
 	*store.Store
 	// Hash hashes an open file from its start (content.Copier.HashFile).
 	Hash func(f *os.File) (string, int64, error)
+	// Checked says whether an object, stat'ed as st, is unmoved since
+	// its bytes were known to hash to its name, and NoteChecked notes
+	// that they do (content.Copier's); nil for never.
+	Checked     func(hash string, st *unix.Stat_t) bool
+	NoteChecked func(hash string, st *unix.Stat_t)
 	// Parallel runs fn for 0..n-1 on the backend's workers.
 	Parallel func(ctx context.Context, n int, fn func(i int) error) error
 }
@@ -92,8 +97,10 @@ func sameFileSystem(a, b string) bool {
 // folders it linked in from m. Each object is opened once, checked
 // against its hash and size, given e's details if it has none of a tree's
 // yet, and linked by that open file, so what is linked is what was
-// checked. It answers how many it could not link (written as copies
-// after); an error is a cancelled context or a folder it cannot set.
+// checked; an object unmoved since this process last wrote or checked
+// it (Checked) is not read again. It answers how many it could not link
+// (written as copies after); an error is a cancelled context or a folder
+// it cannot set.
 func (l *Links) Link(ctx context.Context, dir string, link []store.Entry, m *store.Manifest) (int, error) {
 	t, err := confined.OpenTree(dir)
 	if err != nil {
@@ -101,11 +108,13 @@ func (l *Links) Link(ctx context.Context, dir string, link []store.Entry, m *sto
 	}
 	defer t.Close()
 	var failed atomic.Int64
-	err = l.Parallel(ctx, len(link), func(i int) error {
-		if err := l.linkOne(t, &link[i]); err != nil {
-			failed.Add(1)
+	runs := folderRuns(link)
+	err = l.Parallel(ctx, len(runs), func(r int) error {
+		from, to := runs[r], len(link)
+		if r+1 < len(runs) {
+			to = runs[r+1]
 		}
-		return nil
+		return l.linkRun(ctx, t, link[from:to], &failed)
 	})
 	if err != nil {
 		return int(failed.Load()), err
@@ -113,8 +122,50 @@ func (l *Links) Link(ctx context.Context, dir string, link []store.Entry, m *sto
 	return int(failed.Load()), putFolderTimes(t, link, m)
 }
 
-// linkOne links e's object at e.Path beneath t.
-func (l *Links) linkOne(t *confined.Beneath, e *store.Entry) error {
+// runMax bounds how many links one worker makes in one folder at a time,
+// so the workers share a large folder.
+const runMax = 256
+
+// folderRuns cuts link, in path order, into runs of at most runMax
+// entries of one folder each, answering where each run starts: a folder
+// is opened once a run, not once a file.
+func folderRuns(link []store.Entry) []int {
+	var runs []int
+	for i := range link {
+		if i == 0 || i-runs[len(runs)-1] >= runMax || path.Dir(link[i].Path) != path.Dir(link[i-1].Path) {
+			runs = append(runs, i)
+		}
+	}
+	return runs
+}
+
+// linkRun links each of run's objects, all of one folder beneath t, in
+// that folder, counting in failed those it could not link; an error is a
+// cancelled context.
+func (l *Links) linkRun(ctx context.Context, t *confined.Beneath, run []store.Entry, failed *atomic.Int64) error {
+	folder := t
+	if d := path.Dir(run[0].Path); d != "." {
+		var err error
+		if folder, err = t.Sub(d); err != nil {
+			failed.Add(int64(len(run)))
+			return nil
+		}
+		defer folder.Close()
+	}
+	for i := range run {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := l.linkOne(folder, &run[i]); err != nil {
+			failed.Add(1)
+		}
+	}
+	return nil
+}
+
+// linkOne links e's object at e.Path's name in folder, its folder. Of an
+// object's details only those that differ from e's are set.
+func (l *Links) linkOne(folder *confined.Beneath, e *store.Entry) error {
 	f, err := os.OpenFile(l.ContentPath(e.Hash), os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return err
@@ -128,32 +179,54 @@ func (l *Links) linkOne(t *confined.Beneath, e *store.Entry) error {
 	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size != e.Size || (!fits && st.Nlink != 1) {
 		return errNotLinked
 	}
-	if h, n, err := l.Hash(f); err != nil || h != e.Hash || n != e.Size {
-		return errNotLinked // the copy's check refuses damaged content in its words
+	// An object unmoved since this process wrote or checked it is not
+	// read again; any other is hashed before it is linked.
+	if l.Checked == nil || !l.Checked(e.Hash, &st) {
+		if h, n, err := l.Hash(f); err != nil || h != e.Hash || n != e.Size {
+			return errNotLinked // the copy's check refuses damaged content in its words
+		}
 	}
 	self := fmt.Sprintf("/proc/self/fd/%d", f.Fd())
 	if !fits {
+		if err := setDetails(f, self, &st, e); err != nil {
+			return err
+		}
+	}
+	if err := unix.Linkat(unix.AT_FDCWD, self, folder.Fd, path.Base(e.Path), unix.AT_SYMLINK_FOLLOW); err != nil {
+		return err
+	}
+	// Its details and its link moved its change time, not its bytes.
+	if l.NoteChecked != nil && unix.Fstat(int(f.Fd()), &st) == nil {
+		l.NoteChecked(e.Hash, &st)
+	}
+	return nil
+}
+
+// setDetails gives the open object f (self its /proc path), stat'ed as
+// st, e's owner, mode and mtime, setting only what differs: each is a
+// journalled change of the object's inode.
+func setDetails(f *os.File, self string, st *unix.Stat_t, e *store.Entry) error {
+	if st.Uid != e.UID || st.Gid != e.GID {
 		if err := f.Chown(int(e.UID), int(e.GID)); err != nil {
 			return err
 		}
-		if err := f.Chmod(e.FileMode()); err != nil { // after chown, which clears setuid
+	}
+	// After chown, which clears setuid; an object never holds it, as
+	// linkable refuses a setuid file.
+	if store.FileModeOf(st.Mode) != e.FileMode() {
+		if err := f.Chmod(e.FileMode()); err != nil {
 			return err
 		}
-		// The object's atime is left as it is: the content cache evicts
-		// by it, and a fork's reads change a tree's atimes anyway.
+	}
+	// The object's atime is left as it is: the content cache evicts by
+	// it, and a fork's reads change a tree's atimes anyway.
+	if st.Mtim.Nano() != e.MTime {
 		ts := []unix.Timespec{{Nsec: unix.UTIME_OMIT}, unix.NsecToTimespec(e.MTime)}
 		if err := unix.UtimesNanoAt(unix.AT_FDCWD, self, ts, 0); err != nil {
 			return err
 		}
 	}
-	folder, name := t, path.Base(e.Path)
-	if d := path.Dir(e.Path); d != "." {
-		if folder, err = t.Sub(d); err != nil {
-			return err
-		}
-		defer folder.Close()
-	}
-	return unix.Linkat(unix.AT_FDCWD, self, folder.Fd, name, unix.AT_SYMLINK_FOLLOW)
+	return nil
 }
 
 // putFolderTimes puts back, deepest first, the times m gives the folders
