@@ -11,9 +11,10 @@ import (
 
 // fetch brings the content of need this host lacks from the content
 // store before anything changes, each piece handed to stage as it comes
-// when there is one. A missing or corrupt object there marks the snapshot
-// damaged and refuses the restore or fork, nothing changed.
-func (b *Writer) fetch(ctx context.Context, m *store.Manifest, need map[string]int64, stage *staging) error {
+// when there is one (and kept in the host's content too only with keep).
+// A missing or corrupt object there marks the snapshot damaged and
+// refuses the restore or fork, nothing changed.
+func (b *Writer) fetch(ctx context.Context, m *store.Manifest, need map[string]int64, stage *staging, keep bool) error {
 	if b.Fetch == nil {
 		return nil
 	}
@@ -21,7 +22,7 @@ func (b *Writer) fetch(ctx context.Context, m *store.Manifest, need map[string]i
 	if stage != nil {
 		sink = stage.put
 	}
-	err := b.Fetch(ctx, need, sink)
+	err := b.Fetch(ctx, need, sink, keep || stage == nil)
 	if err == nil {
 		return nil
 	}
