@@ -32,3 +32,13 @@ func (b *Writer) fetch(ctx context.Context, m *store.Manifest, need map[string]i
 	}
 	return fmt.Errorf("snapshot %s: %w", m.ID, err)
 }
+
+// FetchAll brings every piece of m's content this host lacks into the
+// host's content, each checked, before anything is written: a shared
+// tree made of m on a host whose cache lacks it is then links to the one
+// copy fetched (package overlay) rather than a second copy of each. A
+// missing or corrupt object marks the snapshot damaged, as Apply's fetch
+// does.
+func (b *Writer) FetchAll(ctx context.Context, m *store.Manifest) error {
+	return b.fetch(ctx, m, m.Hashes(), nil, true)
+}
