@@ -77,8 +77,8 @@ type Shipper struct {
 }
 
 // piece is one object a snapshot names and where its bytes are on this
-// host: a part of a file (path, or the content file from names), or a
-// list's bytes.
+// host: a part of a file (path, or the content file whose hash is from),
+// or a list's bytes.
 type piece struct {
 	key    string
 	path   string
