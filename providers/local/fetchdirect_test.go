@@ -58,8 +58,8 @@ func TestForkFromTheBucketWritesWhatItChecked(t *testing.T) {
 	// The host's disk spoils each small piece of content just after the
 	// fetch checked it and put it in the cache.
 	fetch := other.Writer.Fetch
-	other.Writer.Fetch = func(ctx context.Context, need map[string]int64, sink func(string, []byte) error) error {
-		err := fetch(ctx, need, sink)
+	other.Writer.Fetch = func(ctx context.Context, need map[string]int64, sink func(string, []byte) error, keep bool) error {
+		err := fetch(ctx, need, sink, keep)
 		for h, n := range need {
 			if n > ship.ChunkAbove {
 				continue

@@ -77,7 +77,7 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	}()
 	// A box over its snapshot's shared tree has nothing to copy.
 	if lower == "" {
-		if _, err := b.Apply(ctx, tmp, m, nil, nil); err != nil {
+		if _, err := b.ApplyNew(ctx, tmp, m); err != nil {
 			return providers.Guest{}, fmt.Errorf("fork snapshot %s: %w", m.ID, err)
 		}
 	}

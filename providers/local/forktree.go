@@ -11,8 +11,13 @@ import (
 // over: each file an object of the store's content can stand for is a
 // hard link to it (overlay.Links), the rest copied as a restore writes
 // them. If some could not be linked after all, a second pass writes them
-// as a restore does, checking what was linked against its hash.
+// as a restore does, checking what was linked against its hash. With a
+// content store, what this host lacks of m is fetched into its content
+// first, so each object fetched is written once and the tree links it.
 func writeTree(ctx context.Context, b *Backend, dir string, m *store.Manifest) error {
+	if err := b.FetchAll(ctx, m); err != nil {
+		return err
+	}
 	links := &overlay.Links{Store: b.Store, Hash: b.HashFile, Parallel: b.Parallel, Checked: b.Checked, NoteChecked: b.NoteChecked}
 	link, rest := links.Split(dir, m)
 	if len(link) > 0 {

@@ -40,9 +40,10 @@ type Writer struct {
 	ExistingBox func(guest providers.Guest) (string, error)
 	// Fetch brings the content (hash to size) this host lacks from the
 	// content store, each object checked, and hands sink (when not nil)
-	// each piece it brings whole, checked, as it comes; nil where there
-	// is no content store.
-	Fetch func(ctx context.Context, need map[string]int64, sink func(hash string, data []byte) error) error
+	// each piece it brings whole, checked, as it comes, keeping it in the
+	// host's content too unless keep is false; nil where there is no
+	// content store.
+	Fetch func(ctx context.Context, need map[string]int64, sink func(hash string, data []byte) error, keep bool) error
 }
 
 // MarkDamaged records damage found in a snapshot's content, so HeldSnapshots
@@ -82,6 +83,20 @@ type current struct {
 // manifest nor what the box's process made of its folder may lead it to
 // write on the host.
 func (b *Writer) Apply(ctx context.Context, dir string, m *store.Manifest, known map[string]*store.Entry, found []confined.Scanned) (ApplyResult, error) {
+	return b.apply(ctx, dir, m, known, found, true)
+}
+
+// ApplyNew is Apply into a new box's folder (a fork's): the content it
+// fetches is written once, in the box's files, and not kept in the host's
+// content as well, since no take of the new box reuses it (each of its
+// files is a new inode, read whole at its first take).
+func (b *Writer) ApplyNew(ctx context.Context, dir string, m *store.Manifest) (ApplyResult, error) {
+	return b.apply(ctx, dir, m, nil, nil, false)
+}
+
+// apply is Apply; keep says whether content fetched for files written from
+// a staging is kept in the host's content too.
+func (b *Writer) apply(ctx context.Context, dir string, m *store.Manifest, known map[string]*store.Entry, found []confined.Scanned, keep bool) (ApplyResult, error) {
 	var res ApplyResult
 	if err := confined.CheckEntries(m.Entries); err != nil {
 		return res, &providers.RefusedError{Why: fmt.Sprintf("Snapshot %s cannot be restored: %v. Nothing was changed.", m.ID, err)}
@@ -112,7 +127,7 @@ func (b *Writer) Apply(ctx context.Context, dir string, m *store.Manifest, known
 		return res, err
 	}
 	defer stage.close()
-	if err := b.checkContent(ctx, m, writes, stage); err != nil {
+	if err := b.checkContent(ctx, m, writes, stage, keep); err != nil {
 		return res, err
 	}
 	checked := time.Now()
@@ -251,13 +266,13 @@ func (b *Writer) filesToWrite(ctx context.Context, t *confined.Beneath, m *store
 // stage, when there is one, as it comes), each piece checked as it comes;
 // what it holds is read and hashed. Damaged content marks the snapshot
 // damaged and refuses the restore, nothing changed.
-func (b *Writer) checkContent(ctx context.Context, m *store.Manifest, writes []*store.Entry, stage *staging) error {
+func (b *Writer) checkContent(ctx context.Context, m *store.Manifest, writes []*store.Entry, stage *staging, keep bool) error {
 	need := make(map[string]int64)
 	for _, e := range writes {
 		need[e.Hash] = e.Size
 	}
 	start := time.Now()
-	if err := b.fetch(ctx, m, need, stage); err != nil {
+	if err := b.fetch(ctx, m, need, stage, keep); err != nil {
 		return err
 	}
 	b.Log.Debug("local backend: fetched a snapshot's content", "snapshot", m.ID, "took", time.Since(start))

@@ -36,7 +36,8 @@ type wanted struct {
 }
 
 // dest is where an object's bytes go: the whole of a small content file
-// (content), or a part of a large one being put together (f at off).
+// (content; "" for none: only the sink gets it), or a part of a large one
+// being put together (f at off).
 type dest struct {
 	content string
 	f       *os.File
@@ -192,8 +193,8 @@ func (sp *splitter) Write(p []byte) (int, error) {
 }
 
 // deliver checks b against the object's hash, then writes it where it
-// goes: a small content file whole, read-only, or its place in a large
-// one; a small content file is handed to sink too.
+// goes: a small content file whole, read-only (when its dest names one),
+// or its place in a large one; a small content file is handed to sink too.
 func (w *wanted) deliver(keys objstore.Config, tmpDir string, b []byte, sink Sink) error {
 	sum := sha256.Sum256(b)
 	if hex.EncodeToString(sum[:]) != w.sum {
@@ -206,8 +207,10 @@ func (w *wanted) deliver(keys objstore.Config, tmpDir string, b []byte, sink Sin
 			}
 			continue
 		}
-		if err := d.write(tmpDir, b); err != nil {
-			return err
+		if d.content != "" {
+			if err := d.write(tmpDir, b); err != nil {
+				return err
+			}
 		}
 		if sink != nil {
 			if err := sink(w.sum, b); err != nil {
@@ -299,8 +302,9 @@ func add(wants map[string]*wanted, key, sum string, n int64, d dest) {
 // fetchMissing fetches the content missing (hashes of need) from the
 // bucket: chunk lists first, then every object, grouped by pack into
 // ranged GETs, several at once, each object checked by its hash, and each
-// large file checked whole before it joins the host's content.
-func (s *Shipper) fetchMissing(ctx context.Context, missing []string, need map[string]int64, sink Sink) error {
+// large file checked whole before it joins the host's content; a small
+// piece joins it only with keep (else sink alone gets it).
+func (s *Shipper) fetchMissing(ctx context.Context, missing []string, need map[string]int64, sink Sink, keep bool) error {
 	start := time.Now()
 	wants := map[string]*wanted{}
 	var largeOnes []string
@@ -309,7 +313,11 @@ func (s *Shipper) fetchMissing(ctx context.Context, missing []string, need map[s
 			largeOnes = append(largeOnes, h)
 			continue
 		}
-		add(wants, s.Remote.Keys.ContentKey(h), h, need[h], dest{content: s.ContentPath(h)})
+		d := dest{}
+		if keep {
+			d.content = s.ContentPath(h)
+		}
+		add(wants, s.Remote.Keys.ContentKey(h), h, need[h], d)
 	}
 	larges, err := s.fetchLists(ctx, largeOnes, need, wants)
 	defer func() {

@@ -121,7 +121,7 @@ func (s *Shipper) putPack(ctx context.Context, pl PackLedger, p *pack) error {
 	if err := pl.ClaimPack(ctx, key, p.size); err != nil {
 		return err
 	}
-	r := &packReader{p: p}
+	r := &packReader{s: s, p: p}
 	defer r.close()
 	if err := s.Remote.Objects.Put(ctx, key, r, p.size); err != nil {
 		return err
@@ -144,6 +144,7 @@ func newPackKey(keys objstore.Config) string {
 
 // packReader reads a pack's objects one file at a time, then its index.
 type packReader struct {
+	s    *Shipper
 	p    *pack
 	i    int
 	cur  io.ReadCloser
@@ -165,7 +166,7 @@ func (r *packReader) Read(b []byte) (int, error) {
 			return n, err
 		}
 		if r.i < len(r.p.pieces) {
-			rc, err := r.p.pieces[r.i].reader()
+			rc, err := r.s.reader(r.p.pieces[r.i])
 			if err != nil {
 				return 0, err
 			}

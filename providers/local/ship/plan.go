@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,46 +37,70 @@ type chunk struct {
 }
 
 // plan lists the objects m names but its manifest: a piece per small
-// content, and per large one its chunks and their list.
+// content, and per large one its chunks and their list. It runs at every
+// take over every file of the snapshot, so it keeps to a slice sorted
+// once: no map of every hash or key, and no content file's path made
+// until its piece is put (piece.from).
 func (s *Shipper) plan(ctx context.Context, m *store.Manifest) ([]piece, error) {
-	sizes := map[string]int64{}
-	for _, e := range m.Entries {
-		if e.Type == store.TypeFile && e.Hash != "" {
-			sizes[e.Hash] = e.Size
+	all := contentOf(m)
+	out := make([]piece, 0, len(all))
+	// seen is the keys of the large contents' chunks: a chunk two large
+	// files share, or one that is also a small file's content, is one
+	// object.
+	var seen map[string]bool
+	for i, c := range all {
+		if i%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 		}
-	}
-	hashes := make([]string, 0, len(sizes))
-	for h := range sizes {
-		hashes = append(hashes, h)
-	}
-	sort.Strings(hashes)
-	seen := map[string]bool{}
-	var out []piece
-	add := func(p piece) {
-		if !seen[p.key] {
-			seen[p.key] = true
-			out = append(out, p)
-		}
-	}
-	for _, h := range hashes {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		path := s.ContentPath(h)
-		if sizes[h] <= ChunkAbove {
-			add(piece{key: s.Remote.Keys.ContentKey(h), path: path, n: sizes[h]})
+		if c.n <= ChunkAbove {
+			out = append(out, piece{key: s.Remote.Keys.ContentKey(c.hash), from: c.hash, n: c.n})
 			continue
 		}
-		chunks, list, err := s.chunksOf(h)
+		chunks, list, err := s.chunksOf(c.hash)
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range chunks {
-			add(piece{key: s.Remote.Keys.ContentKey(c.sum), path: path, off: c.off, n: c.len})
+		if seen == nil {
+			seen = map[string]bool{}
 		}
-		add(piece{key: s.Remote.Keys.ListKey(h), data: list})
+		for _, ch := range chunks {
+			key := s.Remote.Keys.ContentKey(ch.sum)
+			if seen[key] || isSmall(all, ch.sum) {
+				continue
+			}
+			seen[key] = true
+			out = append(out, piece{key: key, from: c.hash, off: ch.off, n: ch.len})
+		}
+		out = append(out, piece{key: s.Remote.Keys.ListKey(c.hash), data: list})
 	}
 	return out, nil
+}
+
+// sized is one content a manifest names, and its size.
+type sized struct {
+	hash string
+	n    int64
+}
+
+// contentOf is every content m's files name, each once, sorted by hash.
+func contentOf(m *store.Manifest) []sized {
+	all := make([]sized, 0, len(m.Entries))
+	for i := range m.Entries {
+		if e := &m.Entries[i]; e.Type == store.TypeFile && e.Hash != "" {
+			all = append(all, sized{e.Hash, e.Size})
+		}
+	}
+	slices.SortFunc(all, func(a, b sized) int { return strings.Compare(a.hash, b.hash) })
+	return slices.CompactFunc(all, func(a, b sized) bool { return a.hash == b.hash })
+}
+
+// isSmall says whether all (contentOf) holds h as a small content, which
+// plan ships as a piece of its own.
+func isSmall(all []sized, h string) bool {
+	i, ok := slices.BinarySearchFunc(all, h, func(a sized, h string) int { return strings.Compare(a.hash, h) })
+	return ok && all[i].n <= ChunkAbove
 }
 
 // chunksOf answers the chunks of content h and their list's bytes: from

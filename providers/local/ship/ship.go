@@ -77,19 +77,26 @@ type Shipper struct {
 }
 
 // piece is one object a snapshot names and where its bytes are on this
-// host: a part of a content file, or a list's bytes.
+// host: a part of a file (path, or the content file whose hash is from),
+// or a list's bytes.
 type piece struct {
 	key    string
 	path   string
+	from   string
 	off, n int64
 	data   []byte
 }
 
-func (p piece) reader() (io.ReadCloser, error) {
+// reader reads p's bytes.
+func (s *Shipper) reader(p piece) (io.ReadCloser, error) {
 	if p.data != nil {
 		return io.NopCloser(bytes.NewReader(p.data)), nil
 	}
-	f, err := os.Open(p.path)
+	path := p.path
+	if p.from != "" {
+		path = s.ContentPath(p.from)
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -151,15 +158,9 @@ func (s *Shipper) ship(ctx context.Context, m *store.Manifest) error {
 func (s *Shipper) shipOver(ctx context.Context, m *store.Manifest, pieces []piece, manifest piece, keys []string,
 	base string, baseKeys []string, planTime, baseTime time.Duration) error {
 	start := time.Now()
-	inBase := make(map[string]bool, len(baseKeys))
-	for _, k := range baseKeys {
-		inBase[k] = true
-	}
-	fresh := make([]string, 0, len(keys))
-	for _, k := range keys {
-		if !inBase[k] {
-			fresh = append(fresh, k)
-		}
+	fresh := keys
+	if len(baseKeys) > 0 {
+		fresh = without(keys, baseKeys)
 	}
 	var stored map[string]bool
 	var err error
@@ -168,12 +169,7 @@ func (s *Shipper) shipOver(ctx context.Context, m *store.Manifest, pieces []piec
 			return err
 		}
 	}
-	var todo []piece
-	for _, p := range pieces {
-		if !stored[p.key] && !inBase[p.key] {
-			todo = append(todo, p)
-		}
-	}
+	todo := piecesOf(pieces, fresh, len(fresh) < len(keys), stored)
 	claimed := time.Now()
 	todo, packs, err := s.shipPacks(ctx, todo)
 	if err != nil {
@@ -211,6 +207,48 @@ func (s *Shipper) shipOver(ctx context.Context, m *store.Manifest, pieces []piec
 		return err
 	}
 	return nil
+}
+
+// without is the keys of keys that base lacks, in one pass of
+// both: an incremental take's keys are mostly its base's, and a map of
+// them all would cost more than the rest of its shipping.
+func without(keys, base []string) []string {
+	if !slices.IsSorted(keys) {
+		keys = slices.Sorted(slices.Values(keys))
+	}
+	if !slices.IsSorted(base) {
+		base = slices.Sorted(slices.Values(base))
+	}
+	var out []string
+	j := 0
+	for _, k := range keys {
+		for j < len(base) && base[j] < k {
+			j++
+		}
+		if j == len(base) || base[j] != k {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// piecesOf is the pieces to put: those whose key is in fresh (all of them
+// when not some) and not stored.
+func piecesOf(pieces []piece, fresh []string, some bool, stored map[string]bool) []piece {
+	var in map[string]bool
+	if some {
+		in = make(map[string]bool, len(fresh))
+		for _, k := range fresh {
+			in[k] = true
+		}
+	}
+	var todo []piece
+	for _, p := range pieces {
+		if (!some || in[p.key]) && !stored[p.key] {
+			todo = append(todo, p)
+		}
+	}
+	return todo
 }
 
 func (s *Shipper) record(ctx context.Context, keys []string) error {
@@ -267,7 +305,7 @@ func (s *Shipper) putOne(ctx context.Context, p piece) error {
 			return err
 		}
 	}
-	r, err := p.reader()
+	r, err := s.reader(p)
 	if err != nil {
 		return err
 	}
