@@ -42,7 +42,7 @@ func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take provider
 	} else if !isNoSnapshot(err) {
 		return providers.SnapshotTaken{}, fmt.Errorf("look up snapshot %s of %s: %w", take.Label.Snapshot, g.Ref, err)
 	}
-	x, err := b.readDomain(l, d)
+	meta, err := readMeta(l, d)
 	if err != nil {
 		return providers.SnapshotTaken{}, err
 	}
@@ -54,8 +54,8 @@ func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take provider
 		return providers.SnapshotTaken{}, &providers.RefusedError{Why: "A stopped guest has no memory to snapshot: take its disk, or start it first."}
 	}
 	lab := snapLabel{Label: take.Label, Memory: take.Memory}
-	if x.Metadata.Box != nil {
-		lab.ResetVersion = x.Metadata.Box.Reset
+	if meta != nil {
+		lab.ResetVersion = meta.Reset
 	}
 	def, err := snapshotDef(lab)
 	if err != nil {

@@ -27,6 +27,16 @@ type boxMeta struct {
 	Reset    int      `xml:"reset,attr"`
 }
 
+// metaElement is boxMeta as libvirt answers the element alone: without
+// its namespace.
+type metaElement struct {
+	XMLName  xml.Name `xml:"box"`
+	Install  string   `xml:"install,attr"`
+	Box      string   `xml:"box,attr"`
+	Template string   `xml:"template,attr"`
+	Reset    int      `xml:"reset,attr"`
+}
+
 // domainXML is the part of a domain's XML the backend reads.
 type domainXML struct {
 	Name   string `xml:"name"`
