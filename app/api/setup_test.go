@@ -157,3 +157,16 @@ func (e *env) agent(t testing.TB, title string) (string, snapshots.Caller) {
 func ownerCaller() snapshots.Caller { return snapshots.Owner() }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// twoThreads makes two agents' threads, A with a box a-box and B with a
+// box b-box and a snapshot of it, "b's own": the set-up of the tests that
+// try one thread's token against another's box.
+func (e *env) twoThreads(t testing.TB) (tokA, tokB, snB string) {
+	t.Helper()
+	tokA, _ = e.agent(t, "Thread A")
+	tokB, _ = e.agent(t, "Thread B")
+	e.call(t, "POST", "/boxes", tokA, map[string]any{"name": "a-box", "template": "blank"}).must(t, 201)
+	e.call(t, "POST", "/boxes", tokB, map[string]any{"name": "b-box", "template": "blank"}).must(t, 201)
+	snB = e.call(t, "POST", "/tools/box_snapshot", tokB, map[string]any{"box": "b-box", "name": "b's own"}).must(t, 200).str("snapshot")
+	return tokA, tokB, snB
+}

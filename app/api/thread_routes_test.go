@@ -23,11 +23,7 @@ import (
 func TestNoGroupAnswersForAnotherThreadsBox(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	tokA, _ := e.agent(t, "Thread A")
-	tokB, _ := e.agent(t, "Thread B")
-	e.call(t, "POST", "/boxes", tokA, map[string]any{"name": "a-box", "template": "blank"}).must(t, 201)
-	e.call(t, "POST", "/boxes", tokB, map[string]any{"name": "b-box", "template": "blank"}).must(t, 201)
-	snB := e.call(t, "POST", "/tools/box_snapshot", tokB, map[string]any{"box": "b-box", "name": "b's own"}).must(t, 200).str("snapshot")
+	tokA, _, snB := e.twoThreads(t)
 	ctx := context.Background()
 	before, boxB, err := e.Core.Snapshot(ctx, snapshots.Owner(), snB)
 	if err != nil {
