@@ -2,10 +2,7 @@ package local
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers/local/disks"
 	"github.com/boxsnap/boxsnap/providers/local/overlay"
@@ -27,7 +24,7 @@ func syncWritten(b *Backend, dir string, folders ...string) error {
 	if b.noSync {
 		return nil
 	}
-	if err := syncFileSystem(dir); err != nil {
+	if err := store.SyncFS(dir); err != nil {
 		return fmt.Errorf("put the box's files on disk: %w", err)
 	}
 	for _, f := range folders {
@@ -56,35 +53,9 @@ func syncFork(b *Backend, box string, image bool, lower string) error {
 	if !b.noSync {
 		// The state file is written with no fsync of its own (a plain
 		// rename); a fork's is the box's record on this host.
-		if err := syncFile(b.StateFile(box)); err != nil {
+		if err := store.SyncDir(b.StateFile(box)); err != nil {
 			return fmt.Errorf("put the box's files on disk: %w", err)
 		}
 	}
 	return syncWritten(b, dir, folders...)
-}
-
-// syncFileSystem makes one syncfs of the file system that holds path.
-func syncFileSystem(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := unix.Syncfs(int(f.Fd())); err != nil {
-		return fmt.Errorf("syncfs %s: %w", path, err)
-	}
-	return nil
-}
-
-// syncFile makes one fsync of the file at path.
-func syncFile(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", path, err)
-	}
-	return nil
 }

@@ -53,8 +53,6 @@ var pathCallsAllowed = map[string]string{
 	"exports/scrub.go (*Exports).scanContent":      "the store's content",
 	"capture/rates.go (*Capturer).readRatesLocked": "the store's rates file",
 	"new.go New":                                      "makes the store's own folders",
-	"durable.go syncFileSystem":                       "opens the box's folder itself, by boxsnap's path to it, for one syncfs of its file system",
-	"durable.go syncFile":                             "a box's state file in the store",
 	"confined/beneath.go (*Beneath).Chmod":            "a descriptor's /proc link, the file found beneath the box's folder",
 	"confined/beneath.go (*Beneath).Lutimes":          "a descriptor's /proc link, the box's folder itself",
 	"confined/beneath.go (*Beneath).RemoveAll":        "a descriptor's /proc link, the folder found beneath the box's",
@@ -154,7 +152,8 @@ var pathCallsAllowed = map[string]string{
 	"store/store.go (*Store).LockStore":               "the store's lock file",
 	"store/store.go ReadChecked":                      "a file of the store",
 	"store/store.go ReplaceFile":                      "a file of the store",
-	"store/store.go SyncDir":                          "a folder of the store",
+	"store/store.go SyncDir":                          "a folder or file of the store, or a box's state file",
+	"store/store.go SyncFS":                           "opens the store's root or a box's folder itself, by boxsnap's path to it, for one syncfs of its file system",
 	"store/store.go WriteFileAtomic":                  "a file of the store",
 	"capture/label.go (*Capturer).TakeID":             "the store's snapshot folder",
 	"capture/label.go (*Capturer).NameManifest":       "the store's snapshot folder of its parent",
@@ -162,7 +161,6 @@ var pathCallsAllowed = map[string]string{
 	"capture/take.go (*Capturer).copyOnce":            "the store's content",
 	"capture/take.go (*Capturer).newContentFile":      "the store's tmp folder",
 	"capture/take.go (*Capturer).Publish":             "the store's tmp and snapshot folders",
-	"capture/take.go (*Capturer).SyncContent":         "the store's content folders",
 }
 
 // confinedPackages are the folders of the local backend's packages whose

@@ -504,15 +504,7 @@ func (b *Capturer) SyncContent() error {
 	if b.NoSync {
 		return nil
 	}
-	f, err := os.Open(b.Root)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := unix.Syncfs(int(f.Fd())); err != nil {
-		return fmt.Errorf("syncfs: %w", err)
-	}
-	return nil
+	return store.SyncFS(b.Root)
 }
 
 // fsType names a file system by its statfs magic number, for Storage.Type.

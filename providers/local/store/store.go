@@ -158,6 +158,7 @@ func ReplaceFile(path string, data []byte, mode os.FileMode) error {
 	return nil
 }
 
+// SyncDir fsyncs the folder (or the file) at dir.
 func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
@@ -166,6 +167,21 @@ func SyncDir(dir string) error {
 	defer d.Close()
 	if err := d.Sync(); err != nil {
 		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// SyncFS makes one syncfs of the file system that holds path: what waits
+// to be written on it, whoever wrote it, is on disk when it returns; one
+// call, not an fsync of each file.
+func SyncFS(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := unix.Syncfs(int(f.Fd())); err != nil {
+		return fmt.Errorf("syncfs %s: %w", path, err)
 	}
 	return nil
 }
