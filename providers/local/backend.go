@@ -131,6 +131,8 @@ type hooks struct {
 	// synced runs once a restore or a fork has put the box's files on
 	// disk (syncWritten), with the box's folder.
 	synced func(dir string)
+	// resetStep runs at each step of a reset (ResetGuest), with its name.
+	resetStep func(step string)
 }
 
 // Backend is the local backend: boxes are folders on this host, snapshots are

@@ -15,15 +15,33 @@ import (
 // where that is mounted (.fs), renamed to the box's own once whole.
 const ForkPrefix = ".fork-"
 
+// ResetPrefix begins the names a reset makes its fresh box under
+// (boxes/.reset-<box>-<suffix>, its image and mount beside it in disks),
+// and those it moves the old box to (.reset-old-<box>-<suffix>) until it
+// removes it.
+const ResetPrefix = ".reset-"
+
 // SweepForks removes what forks a crash cut short left: every folder,
 // image and mount named for a fork being made. A fork holds the store lock
 // shared while it works, so a caller holding it exclusive sees no fork at
 // work, and each such name is a dead fork's. It answers the bytes the
 // images held on the host.
-func (b *Disks) SweepForks() (int64, error) {
+func (b *Disks) SweepForks() (int64, error) { return b.sweepNamed(ForkPrefix) }
+
+// SweepResets removes what resets a crash cut short left: every folder,
+// image and mount named for a reset's fresh or old box. A reset holds the
+// store lock shared while it works, as a fork does, so a caller holding it
+// exclusive sees no reset at work, and each such name is a dead reset's;
+// the caller finishes first the resets a crash cut short mid-swap, whose
+// records name them. It answers the bytes the images held on the host.
+func (b *Disks) SweepResets() (int64, error) { return b.sweepNamed(ResetPrefix) }
+
+// sweepNamed removes every box folder, image and mount whose name begins
+// with prefix.
+func (b *Disks) sweepNamed(prefix string) (int64, error) {
 	var freed int64
 	var errs []error
-	dirs, _ := filepath.Glob(b.Path(store.DirBoxes, ForkPrefix+"*"))
+	dirs, _ := filepath.Glob(b.Path(store.DirBoxes, prefix+"*"))
 	for _, dir := range dirs {
 		img := b.Path(DirDisks, filepath.Base(dir)+".img")
 		n := allocated(img)
@@ -35,8 +53,8 @@ func (b *Disks) SweepForks() (int64, error) {
 	}
 	// An image whose folder is gone, or was never mounted on it, and the
 	// folder an image was mounted on first.
-	imgs, _ := filepath.Glob(b.Path(DirDisks, ForkPrefix+"*.img"))
-	fsds, _ := filepath.Glob(b.Path(DirDisks, ForkPrefix+"*.fs"))
+	imgs, _ := filepath.Glob(b.Path(DirDisks, prefix+"*.img"))
+	fsds, _ := filepath.Glob(b.Path(DirDisks, prefix+"*.fs"))
 	for _, img := range imgs {
 		fsds = append(fsds, diskimage.FSDirOf(img))
 	}

@@ -28,10 +28,10 @@ type Deletes struct {
 	// Unname records that a snapshot names no object of the content store
 	// any more; nil where there is none.
 	Unname func(ctx context.Context, id string) error
-	// Forks removes what forks a crash cut short left (their folders, disk
-	// images and mounts), answering the bytes freed; Sweep calls it under
-	// the store lock held exclusive, which no fork at work lets it take.
-	// nil where none is left.
+	// Forks removes what forks and resets a crash cut short left (their
+	// folders, disk images and mounts), answering the bytes freed; Sweep
+	// calls it under the store lock held exclusive, which no fork or reset
+	// at work lets it take. nil where none is left.
 	Forks func() (int64, error)
 }
 
@@ -267,9 +267,9 @@ func (b *Deletes) sweepLocked(ctx context.Context, candidates map[string]int64) 
 }
 
 // Sweep frees every content file no snapshot names, the leftovers of
-// takes and forks cut short by a crash, and the shared trees no fork lies
-// over. It waits for running takes and forks to finish. It answers the
-// bytes it freed.
+// takes, forks and resets cut short by a crash, and the shared trees no
+// fork lies over. It waits for running takes, forks and resets to
+// finish. It answers the bytes it freed.
 func (b *Deletes) Sweep(ctx context.Context) (int64, error) {
 	lock, err := b.LockStore(ctx, true)
 	if err != nil {
@@ -284,7 +284,7 @@ func (b *Deletes) Sweep(ctx context.Context) (int64, error) {
 		n, err := b.Forks()
 		freed += n
 		if err != nil {
-			b.Log.Warn("local backend: could not remove what a fork cut short left", "err", err)
+			b.Log.Warn("local backend: could not remove what a fork or a reset cut short left", "err", err)
 		}
 	}
 	lowers, err := b.sweepLowers()

@@ -4,7 +4,7 @@
 // the content no snapshot holds any more, under the store lock held
 // exclusive so no take is about to publish what it frees; Sweep also
 // removes what a take cut short left behind (and, through Deletes.Forks,
-// what a fork cut short left), and the shared trees forks
+// what a fork or a reset cut short left), and the shared trees forks
 // lie over (package overlay) once no box's state names them. It reaches
 // only the store's own folders by their paths, never a file inside a box.
 //
