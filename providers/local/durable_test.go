@@ -97,3 +97,47 @@ func TestARestoreOnItsOwnDiskSyncsThatDiskAlone(t *testing.T) {
 		t.Fatal("the box's folder is on the data folder's file system: its disk image is not mounted, and nothing here is tested")
 	}
 }
+
+// TestAResetIsOnDiskBeforeItSaysDone: a reset's fresh box survives a
+// power cut as a restore does: its files are synced once, after they are
+// written and before any name leads to them (the swap), and the reset
+// answers after.
+func TestAResetIsOnDiskBeforeItSaysDone(t *testing.T) {
+	t.Parallel()
+	tmpl := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(tmpl, "devbox", "notes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tmpl, "devbox", "notes", "plan.txt"), []byte("from the template"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := resetKillBackend(t, t.TempDir(), tmpl, false)
+	g, err := b.Acquire(t.Context(), providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxresetsynced", Kind: "linux"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := env{b: b, g: g, dir: b.BoxDir(g), ctx: t.Context()}
+	e.write(t, "notes/plan.txt", "before the reset")
+	var seen syncSeen
+	b.hooks.synced = seen.hook("notes/plan.txt", "from the template")
+	var swapped bool
+	b.hooks.resetStep = func(step string) {
+		if step == "swapped" {
+			seen.mu.Lock()
+			swapped = len(seen.dirs) == 1
+			seen.mu.Unlock()
+		}
+	}
+	if err := b.ResetGuest(e.ctx, g, providers.BoxSpec{Template: "devbox"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen.dirs) != 1 || !seen.held[0] {
+		t.Fatalf("the reset said done after syncing %q (its fresh files there: %v), not once its fresh box", seen.dirs, seen.held)
+	}
+	if !swapped {
+		t.Fatal("the reset swapped its fresh box in before it put its files on disk")
+	}
+	if got := e.read(t, "notes/plan.txt"); got != "from the template" {
+		t.Fatalf("the reset box holds %q", got)
+	}
+}

@@ -20,7 +20,8 @@ import (
 // and limits when spec gives any, else the box's own. Its snapshots stay;
 // its state forgets the last take, so the next take walks the new folder.
 // The fresh copy is made beside the folder (in a fresh image of the
-// bound's size, where loop mounts work) and swapped into place, so the box is never half one and
+// bound's size, where loop mounts work), put on disk (one syncfs of its
+// file system), and swapped into place, so the box is never half one and
 // half the other.
 //
 // A reset killed part-way (SIGKILL, a crash) leaves the box its old self
@@ -101,6 +102,12 @@ func (b *Backend) ResetGuest(ctx context.Context, g providers.Guest, spec provid
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
 	b.resetAt("written")
+	// The fresh files are on disk before any name leads to them: a power
+	// cut after the swap finds them whole.
+	if err := syncWritten(b, fresh); err != nil {
+		_ = b.RemoveBoxFolder(fresh, freshImg)
+		return fmt.Errorf("reset box %s: %w", g.Ref, err)
+	}
 	b.resetAt("synced")
 	if err := b.swapIn(g.Ref, dir, rec); err != nil {
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)

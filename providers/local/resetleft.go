@@ -80,7 +80,7 @@ func (b *Backend) writeResetRecord(box string, rec resetRecord) error {
 }
 
 // endReset changes the box's state as rec says, removes the stat cache
-// and then the record.
+// and then the record, and puts the names on disk.
 func (b *Backend) endReset(box string, rec resetRecord) error {
 	if err := b.UpdateState(box, rec.apply); err != nil {
 		return err
@@ -91,6 +91,14 @@ func (b *Backend) endReset(box string, rec resetRecord) error {
 	b.resetAt("stated")
 	if err := os.Remove(b.resetRecordFile(box)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
+	}
+	if b.noSync {
+		return nil
+	}
+	for _, d := range []string{store.DirBoxes, disks.DirDisks, store.DirState} {
+		if err := store.SyncDir(b.Path(d)); err != nil {
+			return fmt.Errorf("put the box's files on disk: %w", err)
+		}
 	}
 	return nil
 }
