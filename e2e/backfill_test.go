@@ -16,6 +16,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots/hosts"
+	"github.com/boxsnap/boxsnap/providers/local/objstore"
 	"github.com/boxsnap/boxsnap/providers/local/objstore/s3test"
 )
 
@@ -99,6 +100,13 @@ func (h *binHosts) dataDir(hostName string) string { return filepath.Join(h.root
 // boxDir is the folder of the local box id on host hostName.
 func (h *binHosts) boxDir(hostName, id string) string {
 	return filepath.Join(h.dataDir(hostName), "local", "boxes", id)
+}
+
+// bucketEnv is the settings that give a host the content store bucket,
+// and more.
+func bucketEnv(bucket objstore.Config, more ...string) []string {
+	return append([]string{"BOXSNAP_CONTENT_STORE=s3://" + bucket.Bucket, "BOXSNAP_CONTENT_STORE_ENDPOINT=" + bucket.Endpoint,
+		"BOXSNAP_CONTENT_STORE_ACCESS_KEY=" + bucket.AccessKey, "BOXSNAP_CONTENT_STORE_SECRET_KEY=" + bucket.SecretKey}, more...)
 }
 
 // makeBox makes a local box named name through the API and answers its ID.
@@ -206,9 +214,7 @@ func TestHostsBackfillThroughTheBinary(t *testing.T) {
 	a.stop()
 	b.stop()
 
-	store := []string{"BOXSNAP_CONTENT_STORE=s3://" + bucket.Bucket, "BOXSNAP_CONTENT_STORE_ENDPOINT=" + bucket.Endpoint,
-		"BOXSNAP_CONTENT_STORE_ACCESS_KEY=" + bucket.AccessKey, "BOXSNAP_CONTENT_STORE_SECRET_KEY=" + bucket.SecretKey,
-		"BOXSNAP_HOSTS_INTERVAL=5s"}
+	store := bucketEnv(bucket, "BOXSNAP_HOSTS_INTERVAL=5s")
 	_, baseA = h.start("host-a", store, "serve")
 	_, baseB = h.start("host-b", store, "serve")
 	started := time.Now()
