@@ -38,7 +38,7 @@ func (b *Backend) existingBox(guest providers.Guest) (string, error) {
 		return "", err
 	}
 	dir := b.Store.BoxDir(guest.Ref)
-	if err := b.finishReset(guest.Ref); err != nil {
+	if err := (resets{b}).finishReset(guest.Ref); err != nil {
 		return "", err
 	}
 	if err := b.EnsureMounted(guest.Ref); err != nil {
@@ -173,7 +173,7 @@ func (b *Backend) Release(ctx context.Context, guest providers.Guest) error {
 	if err := b.RemoveBoxFolder(b.Store.BoxDir(guest.Ref), b.ImageFile(guest.Ref)); err != nil {
 		return fmt.Errorf("release box %s: %w", guest.Ref, err)
 	}
-	for _, f := range []string{b.StateFile(guest.Ref), b.StatCacheFile(guest.Ref), b.Path(store.DirState, guest.Ref+".log"), b.Path(store.DirState, guest.Ref+".lock"), b.resetRecordFile(guest.Ref)} {
+	for _, f := range []string{b.StateFile(guest.Ref), b.StatCacheFile(guest.Ref), b.Path(store.DirState, guest.Ref+".log"), b.Path(store.DirState, guest.Ref+".lock"), resets{b}.resetRecordFile(guest.Ref)} {
 		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("release box %s: %w", guest.Ref, err)
 		}
@@ -592,7 +592,7 @@ func (b *Backend) running(box string) (bool, error) {
 // first call removes the empty box cgroups a crash left (cleanCgroups).
 func (b *Backend) RestartRunning(ctx context.Context) ([]string, error) {
 	b.cleanOnce.Do(b.CleanCgroups)
-	b.mountAll()
+	resets{b}.mountAll()
 	files, err := os.ReadDir(b.Path(store.DirState))
 	if err != nil {
 		return nil, fmt.Errorf("restart running boxes: %w", err)

@@ -79,7 +79,7 @@ func New(cfg Config) (*Backend, error) {
 	b.Set = journal.NewSet(confined.NewScanner(b.workers), journalPaths, cfg.NoJournal)
 	b.Set.UpperOf = overlayUpper
 	b.Copier = content.NewCopier()
-	b.Deletes = &sweep.Deletes{Store: b.Store, Copier: b.Copier, Log: b.log, Forks: b.sweepCutShort}
+	b.Deletes = &sweep.Deletes{Store: b.Store, Copier: b.Copier, Log: b.log, Forks: resets{b}.sweepCutShort}
 	// The folders above the root that boxsnap makes let a box's user pass.
 	if err := process.MakeFolder(root); err != nil {
 		return nil, fmt.Errorf("local backend: make %s: %w", root, err)

@@ -74,7 +74,7 @@ func (b *Backend) TakeOver(ctx context.Context, alive func(ctx context.Context, 
 		return b.RestartRunning(ctx)
 	}
 	b.cleanOnce.Do(b.CleanCgroups)
-	b.mountAll()
+	resets{b}.mountAll()
 	files, err := os.ReadDir(b.Path(store.DirState))
 	if err != nil {
 		return nil, fmt.Errorf("take over boxes: %w", err)

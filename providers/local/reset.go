@@ -84,7 +84,7 @@ func (b *Backend) ResetGuest(ctx context.Context, g providers.Guest, spec provid
 	if err != nil {
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
-	b.resetAt("made")
+	resets{b}.resetAt("made")
 	if spec.Template != "" {
 		src, err := b.TemplateDir(spec.Template)
 		if err == nil {
@@ -101,22 +101,27 @@ func (b *Backend) ResetGuest(ctx context.Context, g providers.Guest, spec provid
 		_ = b.RemoveBoxFolder(fresh, freshImg)
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
-	b.resetAt("written")
+	resets{b}.resetAt("written")
 	// The fresh files are on disk before any name leads to them: a power
 	// cut after the swap finds them whole.
 	if err := syncWritten(b, fresh); err != nil {
 		_ = b.RemoveBoxFolder(fresh, freshImg)
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
-	b.resetAt("synced")
-	if err := b.swapIn(g.Ref, dir, rec); err != nil {
+	resets{b}.resetAt("synced")
+	if err := (resets{b}).swapIn(g.Ref, dir, rec); err != nil {
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
 	return nil
 }
 
+// resets are the local backend's resets under way and cut short: the
+// swap of a fresh box into place, and the record that lets a reset killed
+// part-way be finished (ResetGuest says how).
+type resets struct{ *Backend }
+
 // resetAt runs the test hook at a reset's step.
-func (b *Backend) resetAt(step string) {
+func (b resets) resetAt(step string) {
 	if b.hooks.resetStep != nil {
 		b.hooks.resetStep(step)
 	}
@@ -126,7 +131,7 @@ func (b *Backend) resetAt(step string) {
 // and changes the box's state as rec says, under the disks' lock and its
 // record (ResetGuest says why), then removes the old box. On failure the
 // box is as it was and the fresh box is gone.
-func (b *Backend) swapIn(box, dir string, rec resetRecord) error {
+func (b resets) swapIn(box, dir string, rec resetRecord) error {
 	fresh, freshImg := b.Path(store.DirBoxes, rec.Fresh), b.Path(disks.DirDisks, rec.Fresh+".img")
 	old, oldImg := b.Path(store.DirBoxes, rec.Old), b.Path(disks.DirDisks, rec.Old+".img")
 	img := b.ImageFile(box)
@@ -175,7 +180,7 @@ func (b *Backend) swapIn(box, dir string, rec resetRecord) error {
 // its fresh self is a rename: the fresh image's over the box's, or the
 // fresh folder's exchanged with the box's; what comes before it is undone
 // by finishReset, what comes after redone.
-func (b *Backend) commitReset(box, dir, img string, rec resetRecord, fresh, freshImg, old, oldImg string) error {
+func (b resets) commitReset(box, dir, img string, rec resetRecord, fresh, freshImg, old, oldImg string) error {
 	hadImage := b.HasImage(box)
 	if !rec.Image {
 		if hadImage {
@@ -231,7 +236,7 @@ func (b *Backend) commitReset(box, dir, img string, rec resetRecord, fresh, fres
 
 // readyFolder makes dir the empty folder an image is mounted on: a plain
 // box's folder that holds files is moved aside to old first.
-func (b *Backend) readyFolder(dir, old string) error {
+func (b resets) readyFolder(dir, old string) error {
 	if disks.IsMounted(dir) {
 		return nil
 	}
@@ -253,7 +258,7 @@ func (b *Backend) readyFolder(dir, old string) error {
 // was put back: the fresh folder (which holds the old files after a
 // folder's swap) and image where they are left, and the old box. The
 // disks' lock is taken only to unmount and remove the images.
-func (b *Backend) removeResetLeft(rec resetRecord) {
+func (b resets) removeResetLeft(rec resetRecord) {
 	for _, f := range b.resetNames(rec) {
 		if err := b.RemoveBoxFolder(f[0], f[1]); err != nil {
 			b.log.Warn("local backend: what a reset left was not removed; the sweep removes it", "folder", f[0], "err", err)
@@ -262,7 +267,7 @@ func (b *Backend) removeResetLeft(rec resetRecord) {
 }
 
 // removeResetLeftLocked is removeResetLeft with the disks' lock held.
-func (b *Backend) removeResetLeftLocked(rec resetRecord) {
+func (b resets) removeResetLeftLocked(rec resetRecord) {
 	for _, f := range b.resetNames(rec) {
 		err := disks.Unmount(f[0])
 		if err == nil {
@@ -282,7 +287,7 @@ func (b *Backend) removeResetLeftLocked(rec resetRecord) {
 // resetNames are the folders and images a reset makes beside the box:
 // the fresh one, the old one, and the old folder a swap in two renames
 // moves aside (exchange).
-func (b *Backend) resetNames(rec resetRecord) [][2]string {
+func (b resets) resetNames(rec resetRecord) [][2]string {
 	fresh, freshImg := b.Path(store.DirBoxes, rec.Fresh), b.Path(disks.DirDisks, rec.Fresh+".img")
 	old, oldImg := b.Path(store.DirBoxes, rec.Old), b.Path(disks.DirDisks, rec.Old+".img")
 	return [][2]string{{fresh, freshImg}, {old, oldImg}, {fresh + ".swap", ""}}

@@ -59,13 +59,13 @@ func (r resetRecord) apply(st *state.BoxState) {
 	}
 }
 
-func (b *Backend) resetRecordFile(box string) string {
+func (b resets) resetRecordFile(box string) string {
 	return b.Path(store.DirState, box+resetSuffix)
 }
 
 // writeResetRecord writes rec whole (its environment is the box's, as
 // its state file holds it: the same folder, the same mode).
-func (b *Backend) writeResetRecord(box string, rec resetRecord) error {
+func (b resets) writeResetRecord(box string, rec resetRecord) error {
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return err
@@ -81,7 +81,7 @@ func (b *Backend) writeResetRecord(box string, rec resetRecord) error {
 
 // endReset changes the box's state as rec says, removes the stat cache
 // and then the record, and puts the names on disk.
-func (b *Backend) endReset(box string, rec resetRecord) error {
+func (b resets) endReset(box string, rec resetRecord) error {
 	if err := b.UpdateState(box, rec.apply); err != nil {
 		return err
 	}
@@ -107,7 +107,7 @@ func (b *Backend) endReset(box string, rec resetRecord) error {
 // if its record is there (ResetGuest): forward where the fresh box is in
 // place, else back. It takes the disks' lock, so a reset still running
 // holds it and is never touched.
-func (b *Backend) finishReset(box string) error {
+func (b resets) finishReset(box string) error {
 	if _, err := os.Lstat(b.resetRecordFile(box)); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -120,7 +120,7 @@ func (b *Backend) finishReset(box string) error {
 }
 
 // finishResets finishes every reset a killed process left half done.
-func (b *Backend) finishResets() error {
+func (b resets) finishResets() error {
 	ents, err := os.ReadDir(b.Path(store.DirState))
 	if err != nil {
 		return err
@@ -139,7 +139,7 @@ func (b *Backend) finishResets() error {
 }
 
 // finishResetLocked is finishReset with the disks' lock held.
-func (b *Backend) finishResetLocked(box string) error {
+func (b resets) finishResetLocked(box string) error {
 	data, err := os.ReadFile(b.resetRecordFile(box))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -240,7 +240,7 @@ func unsupported(err error) bool {
 // mountAll finishes the resets killed processes left half done, then
 // mounts every box's image that is not mounted (MountImages), as at
 // boxsnap's start.
-func (b *Backend) mountAll() {
+func (b resets) mountAll() {
 	if err := b.finishResets(); err != nil {
 		b.log.Error("local backend: a reset cut short could not be finished", "err", err)
 	}
@@ -252,7 +252,7 @@ func (b *Backend) mountAll() {
 // work): the resets cut short mid-swap finished first, as their records
 // say, then every folder, image and mount under a fork's or a reset's
 // name. It answers the bytes the images held on the host.
-func (b *Backend) sweepCutShort() (int64, error) {
+func (b resets) sweepCutShort() (int64, error) {
 	errFinish := b.finishResets()
 	forks, errForks := b.SweepForks()
 	resets, errResets := b.SweepResets()
