@@ -1,10 +1,13 @@
 package snapshots
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // RestoreRequest asks to restore a box to one of its snapshots.
@@ -29,6 +32,11 @@ type RestoreRequest struct {
 	// approvals seam alone when the person approves: the restore then runs
 	// as the agent's, past what the person saw.
 	Consent *Consent
+	// Along, when set, runs in the transaction that admits the restore,
+	// before the admission: a move makes the box's new host its owner
+	// there, so the owner changes if and only if the restore that carries
+	// the box over is admitted, whatever kills the process in between.
+	Along func(ctx context.Context, tx pgx.Tx) error
 }
 
 // Consent is the yes an approved restore carries on its operation: who

@@ -7,9 +7,11 @@
 //
 // Which host runs a box's operations is the operation engine's (a River
 // queue per host, app/operations HostQueue); this package only changes the
-// owner, in the transaction that also moves the jobs still waiting in the
-// old host's queue, and carries the box over as a restore from its last
-// snapshot onto the new host. That restore needs the snapshot's content
+// owner, in the transaction that admits the restore carrying the box over
+// from its last snapshot onto the new host and moves the jobs still
+// waiting in the old host's queue, so a process killed part-way leaves
+// the box with its old host and the same move or takeover carries it
+// over when asked again. That restore needs the snapshot's content
 // reachable from the new host: a backend says so through
 // providers.SharedContent (the local backend with a content store), and a
 // move or a takeover is refused in words where it is not. The box's guest

@@ -9,7 +9,6 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/snapshots"
-	"github.com/boxsnap/boxsnap/app/store"
 	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -88,9 +87,11 @@ func (h *Hosts) carriable(ctx context.Context, b *snapshots.Box, from string) (*
 	return newest, nil
 }
 
-// carry makes to the owner of b, moving the jobs of b still waiting in
-// from's queue to to's, then admits b's restore from sn, which runs on to;
-// a refused restore gives b back to from. The box log says what was done.
+// carry admits b's restore from sn, which runs on to, and in the same
+// transaction makes to the owner of b, moving the jobs of b still waiting
+// in from's queue to to's: a refused restore, or a process killed before
+// the transaction ends, leaves b with from, so the same move or takeover
+// asked again carries it over. The box log says what was done.
 func (h *Hosts) carry(ctx context.Context, c snapshots.Caller, b *snapshots.Box, sn *snapshots.Snapshot, from, to, event, words string) (*snapshots.Operation, error) {
 	if h.restorer == nil {
 		return nil, errors.New("hosts: no restorer (UseRestorer was not called)")
@@ -98,14 +99,9 @@ func (h *Hosts) carry(ctx context.Context, c snapshots.Caller, b *snapshots.Box,
 	if err := h.makeHere(ctx, b, sn); err != nil {
 		return nil, err
 	}
-	if err := h.setOwner(ctx, b.ID, from, to); err != nil {
-		return nil, err
-	}
-	op, err := h.restorer.Restore(ctx, c, snapshots.RestoreRequest{Box: b.ID, Snapshot: sn.ID, Replace: true, NoUndo: true, Force: true})
+	op, err := h.restorer.Restore(ctx, c, snapshots.RestoreRequest{Box: b.ID, Snapshot: sn.ID, Replace: true, NoUndo: true, Force: true,
+		Along: func(ctx context.Context, tx pgx.Tx) error { return h.setOwner(ctx, tx, b.ID, from, to) }})
 	if err != nil {
-		if back := h.setOwner(context.WithoutCancel(ctx), b.ID, to, from); back != nil {
-			h.logger.Error("give a box back to its host after a refused restore", "box", b.ID, "host", from, "err", back)
-		}
 		return nil, err
 	}
 	h.k.Log(ctx, h.st.Pool, b.ID, event, c, words, sn.ID, op.ID, map[string]string{"from": from, "to": to})
@@ -135,15 +131,13 @@ func (h *Hosts) makeHere(ctx context.Context, b *snapshots.Box, sn *snapshots.Sn
 }
 
 // setOwner makes to the owner of box, and moves its jobs still waiting in
-// from's queue to to's, in one transaction.
-func (h *Hosts) setOwner(ctx context.Context, box, from, to string) error {
-	return store.InTx(ctx, h.st.Pool, func(tx pgx.Tx) error {
-		if err := h.st.HostBoxSetOwner(ctx, tx, db.HostBoxSetOwnerParams{ID: box, OwnerHost: &to}); err != nil {
-			return fmt.Errorf("make host %s the owner of box %s: %w", to, box, err)
-		}
-		if _, err := h.st.HostJobsRequeue(ctx, tx, db.HostJobsRequeueParams{FromQueue: operations.HostQueue(from), ToQueue: operations.HostQueue(to), Boxes: []string{box}}); err != nil {
-			return fmt.Errorf("move box %s's waiting jobs to host %s: %w", box, to, err)
-		}
-		return nil
-	})
+// from's queue to to's, in tx.
+func (h *Hosts) setOwner(ctx context.Context, tx pgx.Tx, box, from, to string) error {
+	if err := h.st.HostBoxSetOwner(ctx, tx, db.HostBoxSetOwnerParams{ID: box, OwnerHost: &to}); err != nil {
+		return fmt.Errorf("make host %s the owner of box %s: %w", to, box, err)
+	}
+	if _, err := h.st.HostJobsRequeue(ctx, tx, db.HostJobsRequeueParams{FromQueue: operations.HostQueue(from), ToQueue: operations.HostQueue(to), Boxes: []string{box}}); err != nil {
+		return fmt.Errorf("move box %s's waiting jobs to host %s: %w", box, to, err)
+	}
+	return nil
 }

@@ -45,7 +45,8 @@ type kernel interface {
 
 // Restorer admits a restore of a box from one of its snapshots: the
 // restores seam is one. A move and a takeover carry a box over through it,
-// once its owner is the new host.
+// its owner made the new host in the restore's own admission
+// (RestoreRequest.Along).
 type Restorer interface {
 	Restore(ctx context.Context, c snapshots.Caller, req snapshots.RestoreRequest) (*snapshots.Operation, error)
 }

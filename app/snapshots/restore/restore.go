@@ -863,6 +863,11 @@ func (s *Restores) undoAdmits(ctx context.Context, c snapshots.Caller, b *snapsh
 func (s *Restores) admitRestore(ctx context.Context, c snapshots.Caller, req snapshots.RestoreRequest, b *snapshots.Box, sn *snapshots.Snapshot, be snapshots.Backend, plan providers.SnapshotPlan, settings snapshots.Settings, guard []string) (*snapshots.Operation, error) {
 	var op *snapshots.Operation
 	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+		if req.Along != nil {
+			if err := req.Along(ctx, tx); err != nil {
+				return err
+			}
+		}
 		b, _, err := s.k.ChangeNow(ctx, tx, b.ID, sn.ID, req.Snapshot, snapshots.ChangeRestore)
 		if err != nil {
 			return err
