@@ -55,6 +55,7 @@ func (b *Backend) ResetGuest(ctx context.Context, g providers.Guest, spec provid
 	if err != nil {
 		return err
 	}
+	r := resets{b}
 	if err := b.Stop(ctx, g); err != nil && !errors.Is(err, providers.ErrNotFound) {
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
@@ -84,7 +85,7 @@ func (b *Backend) ResetGuest(ctx context.Context, g providers.Guest, spec provid
 	if err != nil {
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
-	resets{b}.resetAt("made")
+	r.resetAt("made")
 	if spec.Template != "" {
 		src, err := b.TemplateDir(spec.Template)
 		if err == nil {
@@ -101,15 +102,15 @@ func (b *Backend) ResetGuest(ctx context.Context, g providers.Guest, spec provid
 		_ = b.RemoveBoxFolder(fresh, freshImg)
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
-	resets{b}.resetAt("written")
+	r.resetAt("written")
 	// The fresh files are on disk before any name leads to them: a power
 	// cut after the swap finds them whole.
 	if err := syncWritten(b, fresh); err != nil {
 		_ = b.RemoveBoxFolder(fresh, freshImg)
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
-	resets{b}.resetAt("synced")
-	if err := (resets{b}).swapIn(g.Ref, dir, rec); err != nil {
+	r.resetAt("synced")
+	if err := r.swapIn(g.Ref, dir, rec); err != nil {
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
 	return nil
