@@ -206,8 +206,9 @@ func lost(before, after state) []string {
 
 // TestEveryToolOnMCP: every tool of the one table the JSON tools are
 // served from is listed over MCP, with a description, the input schema
-// openapi.json gives its JSON twin (the same parameters, the same required
-// ones, no others), and its annotations.
+// openapi.json gives its JSON twin (the same parameters, each with the
+// description openapi.json gives it, the same required ones, no others),
+// and its annotations.
 func TestEveryToolOnMCP(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
@@ -262,6 +263,15 @@ func TestEveryToolOnMCP(t *testing.T) {
 		if !reflect.DeepEqual(sortedKeys(got["properties"]), sortedKeys(want["properties"])) ||
 			!reflect.DeepEqual(sortedList(got["required"]), sortedList(want["required"])) || got["additionalProperties"] != false {
 			t.Errorf("%s's schema over MCP is not openapi.json's %s:\nMCP     %s\nOpenAPI %v", name, m[1], b, want)
+		}
+		// Each parameter carries the words openapi.json gives it.
+		gotProps, _ := got["properties"].(map[string]any)
+		for p, w := range want["properties"].(map[string]any) {
+			wd, _ := w.(map[string]any)["description"].(string)
+			gp, _ := gotProps[p].(map[string]any)
+			if gd, _ := gp["description"].(string); gd != wd {
+				t.Errorf("%s's parameter %s over MCP says %q; openapi.json's %s says %q", name, p, gd, m[1], wd)
+			}
 		}
 	}
 	for name := range byName {

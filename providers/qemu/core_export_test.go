@@ -48,7 +48,7 @@ func TestQEMUExportImportThroughTheCore(t *testing.T) {
 		return sn.ID
 	}
 	sh(t, b, g, "printf 'first' > /root/state && sync")
-	take("first", false)
+	first := take("first", false)
 	sh(t, b, g, "printf 'second' > /root/state && sync")
 	second := take("second", true)
 	if sn, _, err := from.Core.Snapshot(ctx, snapshots.Owner(), second); err != nil || sn.Holds != string(providers.HoldsDiskAndMemory) {
@@ -104,10 +104,16 @@ func TestQEMUExportImportThroughTheCore(t *testing.T) {
 	if !res.Made || res.MadeFrom != "second" || len(res.Snapshots) != 2 {
 		t.Fatalf("the import answered %+v, want a box made from second with both snapshots", res)
 	}
+	// Each keeps its ID and its ancestry: second was taken from first.
+	ids := map[string]contents.ImportedSnapshot{}
 	for _, s := range res.Snapshots {
-		if s.Name == "second" && (s.Parent == "" || s.Parent != res.Snapshots[0].ID && s.Parent != res.Snapshots[1].ID) {
-			t.Errorf("the imported second's parent is %q, want first", s.Parent)
-		}
+		ids[s.Name] = s
+	}
+	if ids["first"].ID != first || ids["second"].ID != second {
+		t.Errorf("the imported snapshots are %+v, want first %s and second %s, their IDs kept", res.Snapshots, first, second)
+	}
+	if p := ids["second"].Parent; p != first {
+		t.Errorf("the imported second's parent is %q, want first, %s", p, first)
 	}
 	t.Run("MemorySnapshotImportedAsDisk", func(t *testing.T) {
 		for _, s := range res.Snapshots {

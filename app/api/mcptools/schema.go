@@ -20,9 +20,44 @@ func toolSummary(name string) string {
 	return doc.Paths["/tools/"+name]["post"].Summary
 }
 
+// paramWords are the descriptions openapi.json gives a tool's parameters
+// in its request's schema, by parameter: the words a JSON caller reads.
+func paramWords(name string) map[string]string {
+	var doc struct {
+		Paths map[string]map[string]struct {
+			RequestBody struct {
+				Content map[string]struct {
+					Schema struct {
+						Ref string `json:"$ref"`
+					} `json:"schema"`
+				} `json:"content"`
+			} `json:"requestBody"`
+		} `json:"paths"`
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					Description string `json:"description"`
+				} `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	_ = json.Unmarshal(api.OpenAPI(), &doc)
+	ref := doc.Paths["/tools/"+name]["post"].RequestBody.Content["application/json"].Schema.Ref
+	out := map[string]string{}
+	for p, v := range doc.Components.Schemas[strings.TrimPrefix(ref, "#/components/schemas/")].Properties {
+		if v.Description != "" {
+			out[p] = v.Description
+		}
+	}
+	return out
+}
+
 // toolSchema is a JSON schema of a tool's parameters: an object with one
-// property per JSON field of its Params.
+// property per JSON field of its Params, each with its type and the
+// description openapi.json gives it, so an agent over MCP reads what one
+// over JSON reads.
 func toolSchema(t toolDef) map[string]any {
+	words := paramWords(t.Name)
 	props := map[string]any{}
 	rt := reflect.TypeOf(t.Params)
 	for i := 0; i < rt.NumField(); i++ {
@@ -46,7 +81,11 @@ func toolSchema(t toolDef) map[string]any {
 		default:
 			panic(fmt.Sprintf("tool %s: parameter %s of kind %s has no schema", t.Name, name, ft.Kind()))
 		}
-		props[name] = map[string]any{"type": typ}
+		prop := map[string]any{"type": typ}
+		if w := words[name]; w != "" {
+			prop["description"] = w
+		}
+		props[name] = prop
 	}
 	required := t.Required
 	if required == nil {

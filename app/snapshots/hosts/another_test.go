@@ -2,6 +2,11 @@ package hosts_test
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,6 +23,14 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local/ship"
 )
 
+// TestRestoreOnAnotherHost: two cores, each with a data folder of its own,
+// on one database and one bucket. A box's tree taken on host-a (small
+// files, a folder, a large file that ships as chunks, an empty file, a
+// link, their modes) is forked on host-b, whose cache is empty, so every
+// object is fetched from the bucket and checked; then the box is moved to
+// host-b (restored there from the bucket). The fork and the moved box each
+// hold the tree as it was at the take, byte-exact, not the files host-a's
+// box changed after it.
 func TestRestoreOnAnotherHost(t *testing.T) {
 	srv := s3test.Start(t)
 	cfg := srv.Bucket(t)
@@ -37,13 +50,49 @@ func TestRestoreOnAnotherHost(t *testing.T) {
 		t.Cleanup(e.Stop)
 		return e
 	}
+	ctx := context.Background()
 	a, b := mk("host-a"), mk("host-b")
 	box := a.Box(t, snapshots.Owner(), "amber-fox")
-	if err := os.WriteFile(filepath.Join(a.Local.BoxDir(providers.Guest{Ref: box.GuestRef}), "notes.txt"), []byte("on host-a"), 0o644); err != nil {
+	dir := a.Local.BoxDir(providers.Guest{Ref: box.GuestRef})
+	big := make([]byte, 9<<20)
+	if _, err := rand.Read(big); err != nil {
 		t.Fatal(err)
 	}
-	a.TakeReady(t, snapshots.Owner(), "amber-fox", "one")
-	op, err := b.Hosts.Move(context.Background(), snapshots.Owner(), "amber-fox", "host-b")
+	for name, content := range map[string][]byte{
+		"notes.txt": []byte("on host-a"), "src/main.go": []byte("package main\n"), "src/deep/er/x.txt": []byte("x"),
+		"big.bin": big, "empty": nil,
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(filepath.Join(dir, "src/main.go"), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("src/main.go", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	want := treeOf(t, dir)
+	sn := a.TakeReady(t, snapshots.Owner(), "amber-fox", "one")
+	// host-a's box moves on; host-b must bring back the snapshot's tree.
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("changed on host-a after the take"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n := filesUnder(t, filepath.Join(b.Local.Root(), "content")); n != 0 {
+		t.Fatalf("host-b's cache holds %d files before the fork; want none", n)
+	}
+
+	fork, err := b.Local.ForkSnapshot(ctx, snapshots.RefOf(sn, box), providers.BoxIdentity{ID: "bx0forkedonb", Name: "forked-on-b", Kind: box.Kind}, nil)
+	if err != nil {
+		t.Fatalf("fork on host-b: %v", err)
+	}
+	sameTree(t, "the fork on host-b", want, treeOf(t, b.Local.BoxDir(fork)))
+
+	op, err := b.Hosts.Move(ctx, snapshots.Owner(), "amber-fox", "host-b")
 	if err != nil {
 		t.Fatalf("move: %v", err)
 	}
@@ -51,10 +100,84 @@ func TestRestoreOnAnotherHost(t *testing.T) {
 	if got.State != snapshots.OpDone {
 		t.Fatalf("move's restore: %s %s %s", got.State, coretest.Deref(got.Error), coretest.Deref(got.Observed))
 	}
-	data, err := os.ReadFile(filepath.Join(b.Local.BoxDir(providers.Guest{Ref: box.GuestRef}), "notes.txt"))
-	if string(data) != "on host-a" {
-		t.Fatalf("on host-b: %q %v", data, err)
+	sameTree(t, "the box moved to host-b", want, treeOf(t, b.Local.BoxDir(providers.Guest{Ref: box.GuestRef})))
+}
+
+// treeOf is every path under dir but the box's own .boxsnap folder, each
+// with its type, mode and content's hash, or its link's target.
+func treeOf(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if rel == "." {
+			return nil
+		}
+		if rel == ".boxsnap" {
+			return fs.SkipDir
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		v := fi.Mode().String()
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			v += " -> " + target
+		case fi.Mode().IsRegular():
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			v += fmt.Sprintf(" %d %x", len(data), sha256.Sum256(data))
+		}
+		out[rel] = v
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
+	return out
+}
+
+func sameTree(t *testing.T, what string, want, got map[string]string) {
+	t.Helper()
+	for p, v := range want {
+		if got[p] != v {
+			t.Errorf("%s: %s is %q, want %q", what, p, got[p], v)
+		}
+	}
+	for p, v := range got {
+		if _, ok := want[p]; !ok {
+			t.Errorf("%s holds %s (%s), which the snapshot does not", what, p, v)
+		}
+	}
+}
+
+// filesUnder counts the files under dir; none when it is not there.
+func filesUnder(t *testing.T, dir string) int {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err == nil && d.Type().IsRegular() {
+			n++
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 func TestHostTakeoverFromTheBucket(t *testing.T) {

@@ -7,7 +7,8 @@
 // (Bucket), the keys of a content object, a manifest, a label, a chunk
 // list and a pack in the bucket, and the refusals in words a bad bucket
 // gets: unreachable, wrong keys, no such bucket, no room, a missing or
-// corrupt object.
+// corrupt object, a TLS certificate this host does not trust, plain HTTP
+// where HTTPS was asked.
 //
 // Keys and secrets never appear in its errors or its logs.
 //

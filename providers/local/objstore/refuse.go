@@ -2,11 +2,14 @@ package objstore
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/minio/minio-go/v7"
 
@@ -34,7 +37,8 @@ func (e *ObjectError) Unwrap() []error {
 
 // refuse turns the client's error on key into a refusal in words: the
 // store unreachable (providers.ErrUnreachable), keys refused, no such
-// bucket (providers.ErrRefused), no room (providers.ErrNoRoom, to try
+// bucket, a TLS certificate not trusted, plain HTTP where HTTPS was asked
+// (providers.ErrRefused), no room (providers.ErrNoRoom, to try
 // again), a missing object (ErrMissing). The client's own text is kept
 // only where it holds no key: a network error's.
 func (b *Bucket) refuse(err error, op, key string) error {
@@ -62,6 +66,13 @@ func (b *Bucket) refuse(err error, op, key string) error {
 	if r.Code != "" || r.StatusCode != 0 {
 		return fmt.Errorf(storeFailedWords, where, b.cfg.Bucket, r.Code, http.StatusText(r.StatusCode))
 	}
+	if why, ok := untrustedCertificate(err); ok {
+		return &providers.RefusedError{Why: fmt.Sprintf(untrustedWords, where, why)}
+	}
+	// net/http says so in words alone, no error of its own to match.
+	if strings.Contains(err.Error(), "server gave HTTP response to HTTPS client") {
+		return &providers.RefusedError{Why: fmt.Sprintf(plainHTTPWords, where, where)}
+	}
 	var ne net.Error
 	var ue *url.Error
 	if errors.As(err, &ne) || errors.As(err, &ue) {
@@ -73,6 +84,27 @@ func (b *Bucket) refuse(err error, op, key string) error {
 		return fmt.Errorf(unreachableWords+": %w", where, why, providers.ErrUnreachable)
 	}
 	return fmt.Errorf(storeFailedWords, where, b.cfg.Bucket, op, key)
+}
+
+// untrustedCertificate says why the server's TLS certificate was not
+// trusted, where that is what err is.
+func untrustedCertificate(err error) (string, bool) {
+	var cv *tls.CertificateVerificationError
+	if errors.As(err, &cv) && cv.Err != nil {
+		return cv.Err.Error(), true
+	}
+	var ua x509.UnknownAuthorityError
+	var he x509.HostnameError
+	var ci x509.CertificateInvalidError
+	switch {
+	case errors.As(err, &ua):
+		return ua.Error(), true
+	case errors.As(err, &he):
+		return he.Error(), true
+	case errors.As(err, &ci):
+		return ci.Error(), true
+	}
+	return "", false
 }
 
 // roomError is the store's lack of room: providers.ErrNoRoom, for now.

@@ -29,8 +29,11 @@ const (
 // Server is a running versitygw.
 type Server struct {
 	Dir       string // the folder it serves buckets from
-	Endpoint  string // http://127.0.0.1:PORT
+	Endpoint  string // http://127.0.0.1:PORT, or https:// when it serves TLS
 	AccessKey string
+	// CAFile is the PEM certificate its TLS certificate is signed with
+	// (StartTLS); "" for plain HTTP.
+	CAFile    string
 	SecretKey string
 	// Log is the server's output, kept until Stop.
 	Log  string
@@ -93,6 +96,12 @@ func StartIn(t testing.TB, dir string) *Server {
 // StartServer starts the versitygw at bin serving dir, for a benchmark;
 // Stop stops it.
 func StartServer(bin, dir string) (*Server, error) {
+	return startServer(bin, dir, nil)
+}
+
+// startServer starts the versitygw at bin serving dir, over TLS with
+// tlsFiles' certificate where it is given.
+func startServer(bin, dir string, tlsFiles *tlsFiles) (*Server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -108,7 +117,12 @@ func StartServer(bin, dir string) (*Server, error) {
 	if err := os.MkdirAll(meta, 0o700); err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "--port", port, "posix", "--sidecar", meta, dir)
+	args := []string{"--port", port}
+	if tlsFiles != nil {
+		args = append(args, "--cert", tlsFiles.cert, "--key", tlsFiles.key)
+		s.Endpoint, s.CAFile = "https://"+port, tlsFiles.ca
+	}
+	cmd := exec.Command(bin, append(args, "posix", "--sidecar", meta, dir)...)
 	cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY_ID="+s.AccessKey, "ROOT_SECRET_ACCESS_KEY="+s.SecretKey)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// The server dies with the test binary, even one killed.
@@ -163,7 +177,7 @@ func (s *Server) Stop() {
 // Config is the content store's settings for bucket and prefix on this
 // server, with its keys.
 func (s *Server) Config(bucket, prefix string) objstore.Config {
-	return objstore.Config{Bucket: bucket, Prefix: prefix, Endpoint: s.Endpoint, Region: "us-east-1", AccessKey: s.AccessKey, SecretKey: s.SecretKey}
+	return objstore.Config{Bucket: bucket, Prefix: prefix, Endpoint: s.Endpoint, Region: "us-east-1", AccessKey: s.AccessKey, SecretKey: s.SecretKey, CAFile: s.CAFile}
 }
 
 // Bucket makes a bucket of a fresh name on the server and answers its
@@ -178,9 +192,17 @@ func (s *Server) Bucket(t testing.TB) objstore.Config {
 }
 
 func (s *Server) client() (*minio.Client, error) {
-	return minio.New(strings.TrimPrefix(s.Endpoint, "http://"), &minio.Options{
+	opts := &minio.Options{
 		Creds: credentials.NewStaticV4(s.AccessKey, s.SecretKey, ""), Region: "us-east-1", BucketLookup: minio.BucketLookupPath,
-	})
+	}
+	if s.CAFile != "" {
+		tr, err := caTransport(s.CAFile)
+		if err != nil {
+			return nil, err
+		}
+		opts.Secure, opts.Transport = true, tr
+	}
+	return minio.New(strings.TrimPrefix(strings.TrimPrefix(s.Endpoint, "http://"), "https://"), opts)
 }
 
 // MakeBucket makes a bucket on the server.
