@@ -3,7 +3,9 @@ package coretest
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
@@ -72,3 +74,28 @@ func Deref(s *string) string {
 	}
 	return *s
 }
+
+// StateOf is the state of snapshot id as the person sees it, or "gone"
+// when it cannot be read.
+func (e *Env) StateOf(id string) string {
+	sn, _, err := e.Core.Snapshot(context.Background(), snapshots.Owner(), id)
+	if err != nil {
+		return "gone"
+	}
+	return sn.State
+}
+
+// Clock is a clock a test sets and moves, for Options.Now (its Now).
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock is a clock that reads start until it is advanced.
+func NewClock(start time.Time) *Clock { return &Clock{t: start} }
+
+// Now is the clock's time.
+func (c *Clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+// Advance moves the clock on by d.
+func (c *Clock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
