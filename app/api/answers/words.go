@@ -231,14 +231,3 @@ func ForkManyWords(asked int, made []string, from string, others []string) strin
 	}
 	return b.String()
 }
-
-// PlanWhy is a plan's own words, or fallback when it gives none.
-func PlanWhy(why, fallback string) string {
-	if why = strings.TrimSpace(why); why == "" {
-		why = fallback
-	}
-	if !strings.HasSuffix(why, ".") {
-		why += "."
-	}
-	return why
-}
