@@ -93,8 +93,8 @@ func TestModelRandomOperations(t *testing.T) {
 	// let requests expire.
 	var ahead atomic.Int64
 	now := func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
-	e, pool, dsn, root := workerCore(t, coretest.Options{Now: now})
-	workers := []*workerProcess{startWorker(t, dsn, root, "", ""), startWorker(t, dsn, root, "", "")}
+	e, pool, dsn, root := coretest.WorkerCore(t, coretest.Options{Now: now})
+	workers := []*coretest.Worker{startWorker(t, dsn, root, "", ""), startWorker(t, dsn, root, "", "")}
 
 	callers := []snapshots.Caller{snapshots.Owner()}
 	for i := 1; i <= 3; i++ {
@@ -344,7 +344,7 @@ func TestModelRandomOperations(t *testing.T) {
 		if i > 0 && i%killEvery == 0 {
 			// A worker dies mid-run, as a crash would, and comes back.
 			k := rng.IntN(len(workers))
-			workers[k].kill()
+			workers[k].Kill()
 			workers[k] = startWorker(t, dsn, root, "", "")
 		}
 		if err != nil {
