@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
@@ -99,3 +100,33 @@ func (c *Clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 
 // Advance moves the clock on by d.
 func (c *Clock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+// SetSettings changes the owner's settings as change says, and saves them.
+func (e *Env) SetSettings(t testing.TB, change func(*snapshots.Settings)) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := e.Core.Settings(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	change(&st)
+	if err := e.Core.SaveSettings(ctx, snapshots.Owner(), st); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Asked is the request err says a restore asked the person for, its words
+// saying each of words; t fails if err is no such request.
+func Asked(t testing.TB, err error, words ...string) *approvals.Approval {
+	t.Helper()
+	a, ok := approvals.AsAsked(err)
+	if !ok {
+		t.Fatalf("want a request for the person's word, got %v", err)
+	}
+	for _, w := range words {
+		if !strings.Contains(a.Words, w) {
+			t.Fatalf("the tool answered %q, not %q", a.Words, w)
+		}
+	}
+	return a.Approval
+}

@@ -125,7 +125,7 @@ func TestModelRandomOperations(t *testing.T) {
 		t.Fatal(err)
 	}
 	const approvalMinutes = 5
-	setSwitches(t, e, func(st *snapshots.Settings) {
+	e.SetSettings(t, func(st *snapshots.Settings) {
 		st.ExecutionMachineRestores = true
 		st.ApprovalMinutes = approvalMinutes
 	})
@@ -273,7 +273,7 @@ func TestModelRandomOperations(t *testing.T) {
 			op, err = e.Keeps.Unkeep(ctx, c, snapshots.KeepRequest{Box: bx.name, Snapshot: pick})
 		case "switch":
 			agentsMayRestore = !agentsMayRestore
-			setSwitches(t, e, func(st *snapshots.Settings) { st.AgentsMayRestore = agentsMayRestore })
+			e.SetSettings(t, func(st *snapshots.Settings) { st.AgentsMayRestore = agentsMayRestore })
 		case "approve":
 			op, err = e.Approvals.Approve(ctx, snapshots.Owner(), request)
 			if op != nil {
