@@ -25,6 +25,7 @@ var layers = []struct {
 	{pkg: "app/api", forbid: []string{"jobs", "app/web", "app/cli", "providers/"}},
 	{pkg: "app/api/jsonin", forbid: []string{"*"}},
 	{pkg: "app/api/toolparams", forbid: []string{"*"}},
+	{pkg: "app/api/answers", forbid: []string{"app/api", "app/api/mcptools", "jobs", "app/web", "app/cli", "app/store", "providers/"}},
 	{pkg: "app/api/mcptools", forbid: []string{"jobs", "app/web", "app/cli", "app/store", "providers/"}},
 	{pkg: "app/auth", forbid: []string{"app/web", "app/api", "jobs"}},
 	{pkg: "app/cli", forbid: []string{"app/api", "app/auth", "app/web", "jobs", "providers", "providers/", "app/store", "app/store/db"}},

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/boxsnap/boxsnap/app/api/answers"
 	"github.com/boxsnap/boxsnap/app/auth"
 	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -75,8 +76,9 @@ func New(opts Options) http.Handler { return newServer(opts).routes() }
 
 // newServer holds opts for the handlers, the JSON API's and MCP's alike.
 func newServer(opts Options) *server {
-	looks := lookups{core: opts.Core, contents: opts.Contents, heads: opts.Heads, boxes: opts.Boxes}
-	ops := operations{failer: failer{logger: opts.Logger}, lookups: looks, take: opts.Take, restores: opts.Restores, keeps: opts.Keeps, forks: opts.Forks}
+	looks := answers.Lookups{Core: opts.Core, Contents: opts.Contents, Heads: opts.Heads, Boxes: opts.Boxes,
+		Take: opts.Take, Restores: opts.Restores, Keeps: opts.Keeps, Forks: opts.Forks, CheckRef: checkRef}
+	ops := operations{failer: failer{logger: opts.Logger}, Lookups: looks}
 	s := &server{operations: ops, tab: opts.Tab, approvals: opts.Approvals, pictures: opts.Pictures, auth: opts.Auth, hosts: opts.Hosts}
 	if opts.Core != nil && opts.Restores != nil {
 		s.plans = plans.New(opts.Core, opts.Restores, opts.Restores.Resets(), nil)

@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 
+	"github.com/boxsnap/boxsnap/app/api/answers"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
@@ -24,5 +25,5 @@ func (s boxRoutes) acquireBox(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, boxView(c, b))
+	writeJSON(w, http.StatusCreated, answers.BoxView(c, b))
 }

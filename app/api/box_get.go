@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 
+	"github.com/boxsnap/boxsnap/app/api/answers"
 	"github.com/boxsnap/boxsnap/app/wire"
 )
 
@@ -19,5 +20,5 @@ func (s boxRoutes) getBox(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, wire.BoxAnswer{Box: boxView(c, b), Stopped: s.boxes.StoppedWords(r.Context(), c, b)})
+	writeJSON(w, http.StatusOK, wire.BoxAnswer{Box: answers.BoxView(c, b), Stopped: s.boxes.StoppedWords(r.Context(), c, b)})
 }

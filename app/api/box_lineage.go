@@ -5,7 +5,7 @@ import "net/http"
 // boxLineage answers a box's head, the snapshot its state descends from,
 // and the head's lineage.
 func (s boxRoutes) boxLineage(w http.ResponseWriter, r *http.Request) {
-	l, err := s.lineageOf(r.Context(), caller(r), param(r, "box"), "")
+	l, err := s.LineageOf(r.Context(), caller(r), param(r, "box"), "")
 	if err != nil {
 		s.fail(w, r, err)
 		return

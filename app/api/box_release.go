@@ -13,11 +13,7 @@ import (
 func (s boxRoutes) releaseBox(w http.ResponseWriter, r *http.Request) {
 	ref := param(r, "box")
 	request := r.URL.Query().Get("request")
-	wait, err := waitParam(r)
-	dry := false
-	if err == nil {
-		dry, err = dryRunParam(r)
-	}
+	wait, dry, err := waitAndDryRun(r)
 	if err == nil {
 		err = checkRef("box", ref)
 	}

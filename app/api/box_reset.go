@@ -18,11 +18,7 @@ func (s boxRoutes) resetBox(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	wait, err := waitParam(r)
-	dry := false
-	if err == nil {
-		dry, err = dryRunParam(r)
-	}
+	wait, dry, err := waitAndDryRun(r)
 	if err == nil {
 		err = checkRef("box", box)
 	}

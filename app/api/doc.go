@@ -11,7 +11,9 @@
 // server's instructions. Every destructive tool and its route take a dry
 // run, the plan of app/snapshots/plans (dryrun.go); a long operation is
 // polled by its ID (tool_operation.go); app/api/jsonin reads the bodies,
-// a tool's into its parameter type of app/api/toolparams.
+// a tool's into its parameter type of app/api/toolparams; app/api/answers
+// holds the reads a route and a tool answer alike and the words of what
+// an operation did.
 //
 // Each handler lives in the file named for it, as in app/web: its thing
 // first and its verb last, a thing's words singular. So POST
@@ -21,9 +23,9 @@
 // POST.
 // A handler is a method of a small type, one a group (groups.go), which
 // holds what its handlers use: the seams they call, and the shared reads
-// and waits (lookups, operations) through an interface it declares, never
-// the server: agentTools (the tools' own, box_fork's toolFork in
-// tool_fork.go), boxRoutes (boxes, the trash), snapshotReads,
+// and waits (operations, with answers.Lookups) through an interface it
+// declares, never the server: agentTools (the tools' own, box_fork's
+// toolFork in tool_fork.go), boxRoutes (boxes, the trash), snapshotReads,
 // snapshotChanges (a take and a snapshot's changes), snapshotMoves
 // (export, import, share codes), approvalRequests, settingsRoutes,
 // hostRoutes (hosts, a box's move) and headRoutes (setHead). The

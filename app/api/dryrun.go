@@ -15,3 +15,13 @@ func (s failer) answer(w http.ResponseWriter, r *http.Request, plan any, err err
 
 // dryRunParam reads ?dry_run=true.
 func dryRunParam(r *http.Request) (bool, error) { return boolParam(r, "dry_run") }
+
+// waitAndDryRun reads a destructive route's ?wait=true, then its
+// ?dry_run=true; a wait it cannot read is refused first.
+func waitAndDryRun(r *http.Request) (wait, dry bool, err error) {
+	if wait, err = waitParam(r); err != nil {
+		return false, false, err
+	}
+	dry, err = dryRunParam(r)
+	return wait, dry, err
+}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/boxsnap/boxsnap/app/api/answers"
 	"github.com/boxsnap/boxsnap/app/api/toolparams"
 	"github.com/boxsnap/boxsnap/app/pictures"
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -35,25 +36,12 @@ import (
 // plan (answer); every group holds one.
 type failer struct{ logger *slog.Logger }
 
-// lookups are the reads a route and a tool answer alike (a folder, a file,
-// a comparison, a lineage, the boxes, a listing) and the words of a
-// snapshot, a box and an operation's result.
-type lookups struct {
-	core     *snapshots.Service
-	contents *contents.Contents
-	heads    *heads.Heads
-	boxes    *boxes.Boxes
-}
-
 // operations wait for an operation the caller may see and answer for it:
-// its end, its failure, its words.
+// its end, its failure, its words; they hold the seams and the reads a
+// route and a tool answer alike (answers.Lookups).
 type operations struct {
 	failer
-	lookups
-	take     *take.Take
-	restores *restore.Restores
-	keeps    *keep.Keeps
-	forks    *fork.Forks
+	answers.Lookups
 }
 
 // operationAnswerer answers an operation just admitted (answerOperation).
@@ -69,7 +57,7 @@ type settingsRoutes struct {
 }
 
 func newSettingsRoutes(s *server) settingsRoutes {
-	return settingsRoutes{failer: s.failer, core: s.core, boxes: s.boxes}
+	return settingsRoutes{failer: s.failer, core: s.Core, boxes: s.Boxes}
 }
 
 // approvalRequests: the person's word asked for: listed, read, approved, declined.
@@ -81,7 +69,7 @@ type approvalRequests struct {
 }
 
 func newApprovalRequests(s *server) approvalRequests {
-	return approvalRequests{failer: s.failer, operationAnswerer: s.operations, core: s.core, approvals: s.approvals}
+	return approvalRequests{failer: s.failer, operationAnswerer: s.operations, core: s.Core, approvals: s.approvals}
 }
 
 // snapshotMoves: export, import, and share codes made, revoked, redeemed, copied.
@@ -98,7 +86,7 @@ type moveOperations interface {
 }
 
 func newSnapshotMoves(s *server) snapshotMoves {
-	return snapshotMoves{failer: s.failer, moveOperations: s.operations, contents: s.contents}
+	return snapshotMoves{failer: s.failer, moveOperations: s.operations, contents: s.Contents}
 }
 
 // boxRoutes: a box listed, made, read, released, reset and undone, its
@@ -116,13 +104,13 @@ type boxRoutes struct {
 // boxOperations: an operation's answer, the boxes one sees, a box's lineage.
 type boxOperations interface {
 	operationAnswerer
-	boxesOf(ctx context.Context, c snapshots.Caller) (wire.BoxesAnswer, error)
-	lineageOf(ctx context.Context, c snapshots.Caller, box, ref string) (heads.Lineage, error)
+	BoxesOf(ctx context.Context, c snapshots.Caller) (wire.BoxesAnswer, error)
+	LineageOf(ctx context.Context, c snapshots.Caller, box, ref string) (heads.Lineage, error)
 }
 
 func newBoxRoutes(s *server) boxRoutes {
-	return boxRoutes{failer: s.failer, boxOperations: s.operations, core: s.core, boxes: s.boxes,
-		keeps: s.keeps, restores: s.restores, plans: s.plans}
+	return boxRoutes{failer: s.failer, boxOperations: s.operations, core: s.Core, boxes: s.Boxes,
+		keeps: s.Keeps, restores: s.Restores, plans: s.plans}
 }
 
 // snapshotReads: the lists, one snapshot, its files, download,
@@ -138,16 +126,16 @@ type snapshotReads struct {
 
 // readLookups are the shared reads the tools answer alike.
 type readLookups interface {
-	listAnswer(ctx context.Context, c snapshots.Caller, list []snapshots.BoxSnapshots) (wire.ListAnswer, error)
-	full(ctx context.Context, sn *snapshots.Snapshot, tz *time.Location) wire.ListedFull
-	folderOf(ctx context.Context, c snapshots.Caller, box, ref, path string) (wire.FilesAnswer, error)
-	fileOf(ctx context.Context, c snapshots.Caller, box, ref, path string) (wire.FileAnswer, error)
-	compare(r *http.Request, box, ref, against, path string, offset, limit int) (*wire.DiffAnswer, error)
-	lineageOf(ctx context.Context, c snapshots.Caller, box, ref string) (heads.Lineage, error)
+	ListAnswer(ctx context.Context, c snapshots.Caller, list []snapshots.BoxSnapshots) (wire.ListAnswer, error)
+	Full(ctx context.Context, sn *snapshots.Snapshot, tz *time.Location) wire.ListedFull
+	FolderOf(ctx context.Context, c snapshots.Caller, box, ref, path string) (wire.FilesAnswer, error)
+	FileOf(ctx context.Context, c snapshots.Caller, box, ref, path string) (wire.FileAnswer, error)
+	Compare(ctx context.Context, c snapshots.Caller, box, ref, against, path string, offset, limit int) (*wire.DiffAnswer, error)
+	LineageOf(ctx context.Context, c snapshots.Caller, box, ref string) (heads.Lineage, error)
 }
 
 func newSnapshotReads(s *server) snapshotReads {
-	return snapshotReads{failer: s.failer, readLookups: s.lookups, core: s.core, contents: s.contents,
+	return snapshotReads{failer: s.failer, readLookups: s.Lookups, core: s.Core, contents: s.Contents,
 		pictures: s.pictures, tab: s.tab}
 }
 
@@ -164,11 +152,11 @@ type forkMany struct {
 type forkOperations interface {
 	forkCapture(w http.ResponseWriter, r *http.Request, p toolparams.ForkToolParams) (tookForFork, bool)
 	undoForkTake(ctx context.Context, c snapshots.Caller, id, name string, refused error) error
-	boxName(ctx context.Context, c snapshots.Caller, op *snapshots.Operation) string
+	BoxName(ctx context.Context, c snapshots.Caller, op *snapshots.Operation) string
 }
 
 func newForkMany(s *server) forkMany {
-	return forkMany{failer: s.failer, forkOperations: s.operations, core: s.core, forks: s.forks}
+	return forkMany{failer: s.failer, forkOperations: s.operations, core: s.Core, forks: s.Forks}
 }
 
 // snapshotChanges: a snapshot taken, or its restore, fork, delete, name,
@@ -188,12 +176,12 @@ type snapshotChanges struct {
 // changeOperations: an operation's answer, a snapshot as the listing shows it.
 type changeOperations interface {
 	operationAnswerer
-	full(ctx context.Context, sn *snapshots.Snapshot, tz *time.Location) wire.ListedFull
+	Full(ctx context.Context, sn *snapshots.Snapshot, tz *time.Location) wire.ListedFull
 }
 
 func newSnapshotChanges(s *server) snapshotChanges {
-	return snapshotChanges{failer: s.failer, changeOperations: s.operations, core: s.core, take: s.take,
-		keeps: s.keeps, restores: s.restores, forks: s.forks, plans: s.plans, many: newForkMany(s)}
+	return snapshotChanges{failer: s.failer, changeOperations: s.operations, core: s.Core, take: s.Take,
+		keeps: s.Keeps, restores: s.Restores, forks: s.Forks, plans: s.plans, many: newForkMany(s)}
 }
 
 // agentTools: the agent tools' own handlers, the table's (tools.go). Not
@@ -221,7 +209,7 @@ type toolOperations interface {
 	waitOp(ctx context.Context, c snapshots.Caller, id string) (*snapshots.Operation, error)
 	runTool(w http.ResponseWriter, r *http.Request, start func(context.Context, snapshots.Caller) (*snapshots.Operation, error)) (*snapshots.Operation, bool)
 	endedBadly(w http.ResponseWriter, r *http.Request, op *snapshots.Operation) bool
-	describe(ctx context.Context, c snapshots.Caller, op *snapshots.Operation) string
+	Describe(ctx context.Context, c snapshots.Caller, op *snapshots.Operation) string
 	forkCapture(w http.ResponseWriter, r *http.Request, p toolparams.ForkToolParams) (tookForFork, bool)
 	undoForkTake(ctx context.Context, c snapshots.Caller, id, name string, refused error) error
 }
@@ -229,22 +217,22 @@ type toolOperations interface {
 // toolLookups are the shared reads, which the routes answer alike, and
 // the words of a snapshot and a box.
 type toolLookups interface {
-	boxName(ctx context.Context, c snapshots.Caller, op *snapshots.Operation) string
-	priceOf(ctx context.Context, c snapshots.Caller, id string) *providers.Price
-	snapshotPrice(sn *snapshots.Snapshot, b *snapshots.Box) *providers.Price
-	restoreWords(ctx context.Context, c snapshots.Caller, box string, res restore.RestoreResult) string
-	byWords(ctx context.Context, sn *snapshots.Snapshot) string
-	boxHoldsWords(b *snapshots.Box, n int) string
-	boxesOf(ctx context.Context, c snapshots.Caller) (wire.BoxesAnswer, error)
-	folderOf(ctx context.Context, c snapshots.Caller, box, ref, path string) (wire.FilesAnswer, error)
-	fileOf(ctx context.Context, c snapshots.Caller, box, ref, path string) (wire.FileAnswer, error)
-	compare(r *http.Request, box, ref, against, path string, offset, limit int) (*wire.DiffAnswer, error)
-	lineageOf(ctx context.Context, c snapshots.Caller, box, ref string) (heads.Lineage, error)
+	BoxName(ctx context.Context, c snapshots.Caller, op *snapshots.Operation) string
+	PriceOf(ctx context.Context, c snapshots.Caller, id string) *providers.Price
+	SnapshotPrice(sn *snapshots.Snapshot, b *snapshots.Box) *providers.Price
+	RestoreWords(ctx context.Context, c snapshots.Caller, box string, res restore.RestoreResult) string
+	ByWords(ctx context.Context, sn *snapshots.Snapshot) string
+	BoxHoldsWords(b *snapshots.Box, n int) string
+	BoxesOf(ctx context.Context, c snapshots.Caller) (wire.BoxesAnswer, error)
+	FolderOf(ctx context.Context, c snapshots.Caller, box, ref, path string) (wire.FilesAnswer, error)
+	FileOf(ctx context.Context, c snapshots.Caller, box, ref, path string) (wire.FileAnswer, error)
+	Compare(ctx context.Context, c snapshots.Caller, box, ref, against, path string, offset, limit int) (*wire.DiffAnswer, error)
+	LineageOf(ctx context.Context, c snapshots.Caller, box, ref string) (heads.Lineage, error)
 }
 
 func newAgentTools(s *server) agentTools {
-	return agentTools{failer: s.failer, toolOperations: s.operations, toolLookups: s.lookups, core: s.core,
-		boxes: s.boxes, take: s.take, keeps: s.keeps, restores: s.restores, forks: s.forks, plans: s.plans,
+	return agentTools{failer: s.failer, toolOperations: s.operations, toolLookups: s.Lookups, core: s.Core,
+		boxes: s.Boxes, take: s.Take, keeps: s.Keeps, restores: s.Restores, forks: s.Forks, plans: s.plans,
 		pictures: s.pictures, many: newForkMany(s), trash: newBoxRoutes(s)}
 }
 
@@ -272,7 +260,7 @@ type headRoutes struct {
 	heads *heads.Heads
 }
 
-func newHeadRoutes(s *server) headRoutes { return headRoutes{failer: s.failer, heads: s.heads} }
+func newHeadRoutes(s *server) headRoutes { return headRoutes{failer: s.failer, heads: s.Heads} }
 
 // headTool is setHead as the tool table holds it.
 func headTool(s *server, w http.ResponseWriter, r *http.Request) { setHead(newHeadRoutes(s), w, r) }

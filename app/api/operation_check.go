@@ -10,7 +10,7 @@ import (
 // confirmed again, from the step it reached.
 func (s *server) checkOperation(w http.ResponseWriter, r *http.Request) {
 	c := caller(r)
-	op, err := s.core.CheckNow(r.Context(), c, param(r, "operation"))
+	op, err := s.Core.CheckNow(r.Context(), c, param(r, "operation"))
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -43,10 +43,10 @@ func (s *server) getOperation(w http.ResponseWriter, r *http.Request) {
 		}
 		id = *ap.Operation
 	}
-	op, err := s.core.Operation(r.Context(), c, id)
+	op, err := s.Core.Operation(r.Context(), c, id)
 	if err == nil && op.State == snapshots.OpRunning && ctx.Err() == nil {
-		if _, err = s.core.Wait(ctx, op.ID); err == nil {
-			op, err = s.core.Operation(context.WithoutCancel(ctx), c, id)
+		if _, err = s.Core.Wait(ctx, op.ID); err == nil {
+			op, err = s.Core.Operation(context.WithoutCancel(ctx), c, id)
 		}
 	}
 	if err != nil {
@@ -61,7 +61,7 @@ func (s *server) getOperation(w http.ResponseWriter, r *http.Request) {
 func (s *server) stateWords(r *http.Request, op *snapshots.Operation) string {
 	switch op.State {
 	case snapshots.OpDone:
-		return s.describe(r.Context(), caller(r), op)
+		return s.Describe(r.Context(), caller(r), op)
 	case snapshots.OpFailed:
 		w := "The " + op.Kind + " failed"
 		if op.Error != nil {
@@ -69,7 +69,7 @@ func (s *server) stateWords(r *http.Request, op *snapshots.Operation) string {
 		}
 		return w
 	case snapshots.OpUnknown:
-		return snapshots.UnknownWords(s.boxName(r.Context(), caller(r), op), op)
+		return snapshots.UnknownWords(s.BoxName(r.Context(), caller(r), op), op)
 	}
 	return runningWords(op)
 }

@@ -2,14 +2,12 @@ package api
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/wire"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
-	"github.com/boxsnap/boxsnap/app/snapshots/restore"
 )
 
 // ToolWait bounds how long a tool, or a REST call with wait=true, waits for
@@ -22,15 +20,15 @@ const ToolWait = 10 * time.Minute
 // as the caller sees it then.
 func (s operations) waitOp(ctx context.Context, c snapshots.Caller, id string) (*snapshots.Operation, error) {
 	// The caller may see it: ask first, so Wait never reads another's.
-	if _, err := s.core.Operation(ctx, c, id); err != nil {
+	if _, err := s.Core.Operation(ctx, c, id); err != nil {
 		return nil, err
 	}
 	wctx, cancel := context.WithTimeout(ctx, ToolWait)
 	defer cancel()
-	if _, err := s.core.Wait(wctx, id); err != nil {
+	if _, err := s.Core.Wait(wctx, id); err != nil {
 		return nil, err
 	}
-	return s.core.Operation(context.WithoutCancel(ctx), c, id)
+	return s.Core.Operation(context.WithoutCancel(ctx), c, id)
 }
 
 // runTool admits a tool's operation with start, waits for it, and answers
@@ -39,13 +37,13 @@ func (s operations) waitOp(ctx context.Context, c snapshots.Caller, id string) (
 // operation and true when the tool should answer its result.
 func (s operations) runTool(w http.ResponseWriter, r *http.Request, start func(context.Context, snapshots.Caller) (*snapshots.Operation, error)) (*snapshots.Operation, bool) {
 	c := caller(r)
-	mark := s.core.WaitMark()
+	mark := s.Core.WaitMark()
 	op, err := start(r.Context(), c)
 	if err == nil && snapshots.MaySeeOperation(c, op) {
 		// The caller's own operation, as start answered it: no read to ask
 		// whether it may see it, and the end the wait hears is the answer.
 		wctx, cancel := context.WithTimeout(r.Context(), ToolWait)
-		op, err = s.core.WaitSince(wctx, op, mark)
+		op, err = s.Core.WaitSince(wctx, op, mark)
 		cancel()
 	} else if err == nil {
 		op, err = s.waitOp(r.Context(), c, op.ID)
@@ -83,7 +81,7 @@ func (s operations) answerOperation(w http.ResponseWriter, r *http.Request, op *
 		writeJSON(w, http.StatusAccepted, wire.OperationAnswer{Operation: op, Message: runningWords(op)})
 		return
 	}
-	writeJSON(w, http.StatusOK, wire.OperationAnswer{Operation: op, Message: s.describe(r.Context(), c, op)})
+	writeJSON(w, http.StatusOK, wire.OperationAnswer{Operation: op, Message: s.Describe(r.Context(), c, op)})
 }
 
 // endedBadly answers a failed or unconfirmed operation in the error shape,
@@ -103,7 +101,7 @@ func (s operations) endedBadly(w http.ResponseWriter, r *http.Request, op *snaps
 		return true
 	case snapshots.OpUnknown:
 		writeJSON(w, statusOf(codeUnknown), wire.ErrorBody{Error: wire.APIError{Code: codeUnknown,
-			Message:   snapshots.UnknownWords(s.boxName(r.Context(), caller(r), op), op) + " Check now: POST /api/v1/operations/" + op.ID + "/check.",
+			Message:   snapshots.UnknownWords(s.BoxName(r.Context(), caller(r), op), op) + " Check now: POST /api/v1/operations/" + op.ID + "/check.",
 			Operation: op.ID}})
 		return true
 	}
@@ -112,62 +110,6 @@ func (s operations) endedBadly(w http.ResponseWriter, r *http.Request, op *snaps
 
 func runningWords(op *snapshots.Operation) string {
 	return snapshots.RunningWords(string(op.Kind), op.ID, op.Step) + " " + pollWords(op.ID)
-}
-
-// describe says what a finished operation did, in the specification's
-// words.
-func (s operations) describe(ctx context.Context, c snapshots.Caller, op *snapshots.Operation) string {
-	box := s.boxName(ctx, c, op)
-	switch op.Kind {
-	case snapshots.OpTake:
-		if res, err := s.take.Kinds().Take.Result(op); err == nil {
-			return takeWords(box, res, s.priceOf(ctx, c, res.Snapshot))
-		}
-	case snapshots.OpRestore:
-		if res, err := s.restores.Kinds().Restore.Result(op); err == nil {
-			return s.restoreWords(ctx, c, box, res)
-		}
-	case snapshots.OpDelete, snapshots.OpExpiry:
-		if res, err := s.keeps.Kinds().Delete.Result(op); err == nil {
-			return deleteWords(box, res)
-		}
-	case snapshots.OpKeep, snapshots.OpUnkeep:
-		if res, err := s.keeps.Kinds().Keep.Result(op); err == nil {
-			return s.keepWords(ctx, c, box, op.Kind == snapshots.OpUnkeep, res)
-		}
-	case snapshots.OpFork:
-		if res, err := s.forks.Kinds().Fork.Result(op); err == nil && res.Name != "" {
-			return forkWords(res)
-		}
-	case snapshots.OpRelease:
-		if res, err := s.boxes.Kinds().Release.Result(op); err == nil && res.Trash && res.Until != nil {
-			return snapshots.TrashedWords(box, *res.Until, s.core.TimeZone(ctx))
-		}
-		return fmt.Sprintf("Released %s.", box)
-	case snapshots.OpUntrash:
-		if res, err := s.boxes.Kinds().Untrash.Result(op); err == nil {
-			return snapshots.UntrashedWords(box, res.Started)
-		}
-	case snapshots.OpReset:
-		if res, err := s.restores.Kinds().Reset.Result(op); err == nil {
-			return restore.ResetDoneWords(box, res)
-		}
-	case snapshots.OpImport:
-		if res, err := s.contents.ImportResultOf(op); err == nil {
-			return res.Words
-		}
-	}
-	return fmt.Sprintf("The %s is done.", op.Kind)
-}
-
-func (s lookups) boxName(ctx context.Context, c snapshots.Caller, op *snapshots.Operation) string {
-	if op.BoxID == nil {
-		return "the box"
-	}
-	if b, err := s.core.Box(ctx, c, *op.BoxID); err == nil {
-		return b.Name
-	}
-	return "the box"
 }
 
 // waitParam reads ?wait=true.

@@ -42,7 +42,7 @@ func (s *server) retried(t toolDef, w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, c := r.Context(), caller(r)
 	digest, resolved := digestOf(t.Name, args), s.resolvedDigest(ctx, c, t.Name, args)
-	kept, err := s.core.KeptToolAnswer(ctx, c, request)
+	kept, err := s.Core.KeptToolAnswer(ctx, c, request)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -64,7 +64,7 @@ func (s *server) retried(t toolDef, w http.ResponseWriter, r *http.Request) {
 	}
 	if rec.status == http.StatusOK || rec.status == http.StatusCreated {
 		a := snapshots.ToolAnswer{Tool: t.Name, Args: digest, Resolved: resolved, Status: rec.status, Body: rec.body.Bytes()}
-		if err := s.core.KeepToolAnswer(context.WithoutCancel(ctx), c, request, a); err != nil {
+		if err := s.Core.KeepToolAnswer(context.WithoutCancel(ctx), c, request, a); err != nil {
 			// The call did its work; only a retry of it would do it again.
 			logging.From(ctx, s.logger).Error("api: keep a tool answer", "tool", t.Name, "err", err)
 		}
@@ -122,7 +122,7 @@ func (s *server) resolvedDigest(ctx context.Context, c snapshots.Caller, tool st
 	if strings.TrimSpace(box) == "" || strings.TrimSpace(ref) == "" || checkBoxAndSnapshot(box, ref) != nil {
 		return ""
 	}
-	sn, b, err := s.core.SnapshotOfBox(ctx, c, box, ref)
+	sn, b, err := s.Core.SnapshotOfBox(ctx, c, box, ref)
 	if err != nil {
 		return ""
 	}

@@ -11,11 +11,7 @@ import (
 func (s snapshotChanges) deleteSnapshot(w http.ResponseWriter, r *http.Request) {
 	box, ref := param(r, "box"), param(r, "snapshot")
 	request := r.URL.Query().Get("request")
-	wait, err := waitParam(r)
-	dry := false
-	if err == nil {
-		dry, err = dryRunParam(r)
-	}
+	wait, dry, err := waitAndDryRun(r)
 	if err == nil {
 		err = checkBoxAndSnapshot(box, ref)
 	}

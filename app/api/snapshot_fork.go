@@ -83,7 +83,7 @@ func (s snapshotChanges) checkFork(w http.ResponseWriter, r *http.Request) {
 		if be, ok := s.core.BackendOf(b); ok {
 			where = be.Label
 		}
-		ans.Why = planWhy(plan.Fork.Why, snapshots.CannotBeForkedWords(sn.Name, "on "+where))
+		ans.Why = fork.PlanWhy(plan.Fork.Why, snapshots.CannotBeForkedWords(sn.Name, "on "+where))
 	} else if err := fork.Room(plan, false, 1); err != nil {
 		ans.OK, ans.Why = false, err.Error()
 	} else if err := s.forks.NameFree(ctx, c, name); err != nil {

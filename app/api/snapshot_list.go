@@ -1,15 +1,12 @@
 package api
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"strconv"
-	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/tab"
-	"github.com/boxsnap/boxsnap/app/wire"
 )
 
 // listPage is how many boxes a page of the listing holds unless ?limit=
@@ -57,7 +54,7 @@ func (s snapshotReads) listSnapshots(w http.ResponseWriter, r *http.Request) {
 		list[i] = tb.BoxSnapshots
 		list[i].Snapshots = tb.Matched
 	}
-	ans, err := s.listAnswer(ctx, c, list)
+	ans, err := s.ListAnswer(ctx, c, list)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -113,53 +110,10 @@ func (s snapshotReads) list(w http.ResponseWriter, r *http.Request, q snapshots.
 		s.fail(w, r, err)
 		return
 	}
-	ans, err := s.listAnswer(ctx, c, list)
+	ans, err := s.ListAnswer(ctx, c, list)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, ans)
-}
-
-// listAnswer is the listing of these boxes' snapshots.
-func (s lookups) listAnswer(ctx context.Context, c snapshots.Caller, list []snapshots.BoxSnapshots) (wire.ListAnswer, error) {
-	settings, err := s.core.Settings(ctx)
-	if err != nil {
-		return wire.ListAnswer{}, err
-	}
-	tz := s.core.TimeZone(ctx)
-	ans := wire.ListAnswer{Boxes: []wire.BoxSnapshots{}}
-	for _, bs := range list {
-		out := wire.BoxSnapshots{Box: boxView(c, bs.Box), Snapshots: []wire.ListedFull{}}
-		for _, sn := range bs.Snapshots {
-			out.Snapshots = append(out.Snapshots, s.full(ctx, sn, tz))
-		}
-		out.Counted = snapshots.CountOf(bs.Snapshots)
-		out.OfLimit = countWords(out.Counted.ToLimit, settings.PerBox)
-		out.Count = out.Counted.Words()
-		out.Message = s.boxHoldsWords(bs.Box, len(bs.Snapshots))
-		ans.Boxes = append(ans.Boxes, out)
-	}
-	return ans, nil
-}
-
-func (s lookups) full(ctx context.Context, sn *snapshots.Snapshot, tz *time.Location) wire.ListedFull {
-	return wire.ListedFull{Snapshot: sn, By: s.byWords(ctx, sn), When: sn.TakenAt.In(tz).Format("Mon 2 Jan 15:04"),
-		Size: snapshots.SizeOfWords(sn.SizeBytes, sn.SizeMeaning), Undo: sn.IsUndo()}
-}
-
-// boxView is a box as the caller may see it: an agent sees its own
-// thread's workspace on it, never other threads'.
-func boxView(c snapshots.Caller, b *snapshots.Box) *snapshots.Box {
-	if c.Kind != snapshots.CallerAgent {
-		return b
-	}
-	v := *b
-	v.Presence.Workspaces = nil
-	for _, ws := range b.Presence.Workspaces {
-		if ws.Thread == c.Thread {
-			v.Presence.Workspaces = append(v.Presence.Workspaces, ws)
-		}
-	}
-	return &v
 }

@@ -16,11 +16,7 @@ func (s snapshotChanges) restoreSnapshot(w http.ResponseWriter, r *http.Request)
 		s.fail(w, r, err)
 		return
 	}
-	wait, err := waitParam(r)
-	dry := false
-	if err == nil {
-		dry, err = dryRunParam(r)
-	}
+	wait, dry, err := waitAndDryRun(r)
 	if err == nil {
 		err = checkBoxAndSnapshot(box, ref)
 	}

@@ -16,5 +16,5 @@ func (s snapshotChanges) unsaveSnapshot(w http.ResponseWriter, r *http.Request) 
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, s.full(r.Context(), sn, s.core.TimeZone(r.Context())))
+	writeJSON(w, http.StatusOK, s.Full(r.Context(), sn, s.core.TimeZone(r.Context())))
 }

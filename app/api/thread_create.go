@@ -14,7 +14,7 @@ func (s *server) createThread(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	th, token, err := s.boxes.CreateThread(r.Context(), caller(r), body.Title)
+	th, token, err := s.Boxes.CreateThread(r.Context(), caller(r), body.Title)
 	if err != nil {
 		s.fail(w, r, err)
 		return

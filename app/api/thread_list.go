@@ -10,7 +10,7 @@ import (
 // listThreads lists the threads: every one for the owner, its own for an
 // agent.
 func (s *server) listThreads(w http.ResponseWriter, r *http.Request) {
-	ts, err := s.boxes.Threads(r.Context(), caller(r))
+	ts, err := s.Boxes.Threads(r.Context(), caller(r))
 	if err != nil {
 		s.fail(w, r, err)
 		return

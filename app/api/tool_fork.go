@@ -9,6 +9,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/api/toolparams"
 	"github.com/boxsnap/boxsnap/app/wire"
 
+	"github.com/boxsnap/boxsnap/app/api/answers"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 )
@@ -80,7 +81,7 @@ func (s agentTools) toolFork(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, fmt.Errorf("read the fork %s: %w", res.Box, err))
 		return
 	}
-	msg := forkWords(res)
+	msg := answers.ForkWords(res)
 	if tookWords != "" {
 		msg = tookWords + " " + msg
 	}
@@ -88,7 +89,7 @@ func (s agentTools) toolFork(w http.ResponseWriter, r *http.Request) {
 	if op.Target != nil {
 		forked = *op.Target
 	}
-	writeJSON(w, http.StatusOK, wire.ForkAnswer{Box: boxView(c, b), Message: msg, Operation: op.ID, From: res.From, Forked: forked, Took: tookWords})
+	writeJSON(w, http.StatusOK, wire.ForkAnswer{Box: answers.BoxView(c, b), Message: msg, Operation: op.ID, From: res.From, Forked: forked, Took: tookWords})
 }
 
 // checkForkParams refuses box_fork's input that names nothing, before
@@ -134,7 +135,7 @@ func checkForkName(name string) error {
 // refused, and says so after the fork's refusal.
 func (s operations) undoForkTake(ctx context.Context, c snapshots.Caller, id, name string, refused error) error {
 	ctx = context.WithoutCancel(ctx)
-	op, err := s.keeps.Delete(ctx, c, snapshots.DeleteRequest{Snapshot: id})
+	op, err := s.Keeps.Delete(ctx, c, snapshots.DeleteRequest{Snapshot: id})
 	if err == nil {
 		op, err = s.waitOp(ctx, c, op.ID)
 	}
@@ -151,23 +152,6 @@ func (s operations) undoForkTake(ctx context.Context, c snapshots.Caller, id, na
 	return &snapshots.Refusal{Code: ref.Code, TryAgain: ref.TryAgain, Words: words}
 }
 
-// forkWords says what a fork made: “Made amber-fox-fork, forked from
-// amber-fox at 10:42.”
-func forkWords(res fork.ForkResult) string {
-	return fmt.Sprintf("Made %s, %s.", res.Name, res.From)
-}
-
-// planWhy is a plan's own words, or fallback when it gives none.
-func planWhy(why, fallback string) string {
-	if why = strings.TrimSpace(why); why == "" {
-		why = fallback
-	}
-	if !strings.HasSuffix(why, ".") {
-		why += "."
-	}
-	return why
-}
-
 // tookForFork is the snapshot a fork of the box now was taken from: its
 // ID, its name, and what its take said.
 type tookForFork struct{ id, name, words string }
@@ -179,7 +163,7 @@ type tookForFork struct{ id, name, words string }
 // that ended badly, or one still running.
 func (s operations) forkCapture(w http.ResponseWriter, r *http.Request, p toolparams.ForkToolParams) (tookForFork, bool) {
 	ctx, c := r.Context(), caller(r)
-	op, err := s.forks.CaptureNow(ctx, c, fork.NowRequest{Box: p.Box, Name: p.Name, Count: p.Forks(), RequestID: p.Request})
+	op, err := s.Forks.CaptureNow(ctx, c, fork.NowRequest{Box: p.Box, Name: p.Name, Count: p.Forks(), RequestID: p.Request})
 	if err != nil {
 		s.fail(w, r, err)
 		return tookForFork{}, false
@@ -195,10 +179,10 @@ func (s operations) forkCapture(w http.ResponseWriter, r *http.Request, p toolpa
 		writeJSON(w, http.StatusAccepted, wire.OperationAnswer{Operation: op, Message: runningWords(op)})
 		return tookForFork{}, false
 	}
-	res, err := s.take.Kinds().Take.Result(op)
+	res, err := s.Take.Kinds().Take.Result(op)
 	if err != nil {
 		s.fail(w, r, err)
 		return tookForFork{}, false
 	}
-	return tookForFork{id: res.Snapshot, name: res.Name, words: takeWords(s.boxName(ctx, c, op), res, s.priceOf(ctx, c, res.Snapshot))}, true
+	return tookForFork{id: res.Snapshot, name: res.Name, words: answers.TakeWords(s.BoxName(ctx, c, op), res, s.PriceOf(ctx, c, res.Snapshot))}, true
 }

@@ -2,10 +2,9 @@ package api
 
 import (
 	"context"
-	"fmt"
 	"net/http"
-	"strings"
 
+	"github.com/boxsnap/boxsnap/app/api/answers"
 	"github.com/boxsnap/boxsnap/app/api/toolparams"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
@@ -67,7 +66,7 @@ func (s forkMany) answer(ctx context.Context, c snapshots.Caller, ops []*snapsho
 		switch op.State {
 		case snapshots.OpDone:
 			if res, err := s.forks.Kinds().Fork.Result(op); err == nil {
-				one.Box, one.Message, from = res.Box, forkWords(res), res.From
+				one.Box, one.Message, from = res.Box, answers.ForkWords(res), res.From
 				made = append(made, res.Name)
 			}
 		case snapshots.OpFailed:
@@ -80,7 +79,7 @@ func (s forkMany) answer(ctx context.Context, c snapshots.Caller, ops []*snapsho
 			}
 			one.Message = snapshots.UnfinishedWords("The fork", why, observed)
 		case snapshots.OpUnknown:
-			one.Message = snapshots.UnknownWords(s.boxName(ctx, c, op), op) + " Check now: POST /api/v1/operations/" + op.ID + "/check."
+			one.Message = snapshots.UnknownWords(s.BoxName(ctx, c, op), op) + " Check now: POST /api/v1/operations/" + op.ID + "/check."
 		default:
 			one.Message = runningWords(op)
 		}
@@ -89,30 +88,8 @@ func (s forkMany) answer(ctx context.Context, c snapshots.Caller, ops []*snapsho
 		}
 		ans.Forks = append(ans.Forks, one)
 	}
-	ans.Message = forkManyWords(len(ops), made, from, others)
+	ans.Message = answers.ForkManyWords(len(ops), made, from, others)
 	return ans
-}
-
-// forkManyWords says what a fork into several boxes made: “Made fix-1,
-// fix-2 and fix-3, forked from amber-fox at 10:42.”, then each fork that
-// did not end done, with its words.
-func forkManyWords(asked int, made []string, from string, others []string) string {
-	var b strings.Builder
-	switch len(made) {
-	case 0:
-		fmt.Fprintf(&b, "None of the %d forks is made yet.", asked)
-	case 1:
-		fmt.Fprintf(&b, "Made %s, %s.", made[0], from)
-	default:
-		fmt.Fprintf(&b, "Made %s and %s, %s.", strings.Join(made[:len(made)-1], ", "), made[len(made)-1], from)
-	}
-	if len(made) > 0 && len(made) < asked {
-		fmt.Fprintf(&b, " %d of %d forks are made.", len(made), asked)
-	}
-	for _, o := range others {
-		b.WriteString(" " + o)
-	}
-	return b.String()
 }
 
 // rest is POST .../fork with count: count forks of the one

@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 
+	"github.com/boxsnap/boxsnap/app/api/answers"
 	"github.com/boxsnap/boxsnap/app/api/toolparams"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
@@ -28,7 +29,7 @@ func (s agentTools) toolSnapshotFiles(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	a, err := s.folderOf(r.Context(), caller(r), p.Box, p.Snapshot, p.Path)
+	a, err := s.FolderOf(r.Context(), caller(r), p.Box, p.Snapshot, p.Path)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -49,7 +50,7 @@ func (s agentTools) toolSnapshotFile(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	a, err := s.fileOf(r.Context(), caller(r), p.Box, p.Snapshot, p.Path)
+	a, err := s.FileOf(r.Context(), caller(r), p.Box, p.Snapshot, p.Path)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -66,7 +67,7 @@ func (s agentTools) toolLineage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	l, err := s.lineageOf(r.Context(), caller(r), p.Box, p.Snapshot)
+	l, err := s.LineageOf(r.Context(), caller(r), p.Box, p.Snapshot)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -82,7 +83,7 @@ func (s agentTools) toolBoxList(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	a, err := s.boxesOf(r.Context(), caller(r))
+	a, err := s.BoxesOf(r.Context(), caller(r))
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -108,5 +109,5 @@ func (s agentTools) toolBoxMake(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, boxView(c, b))
+	writeJSON(w, http.StatusCreated, answers.BoxView(c, b))
 }

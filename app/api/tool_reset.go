@@ -46,7 +46,7 @@ func (s agentTools) toolReset(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	box := s.boxName(r.Context(), caller(r), op)
+	box := s.BoxName(r.Context(), caller(r), op)
 	writeJSON(w, http.StatusOK, wire.ResetAnswer{Message: restore.ResetDoneWords(box, res), Operation: op.ID, Box: box,
 		Undo: res.Undo, UndoName: res.UndoName, Kept: res.Kept, Skipped: res.Skipped})
 }
@@ -113,5 +113,5 @@ func (s agentTools) toolTrashRestore(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	writeJSON(w, http.StatusOK, wire.OperationAnswer{Operation: op, Message: s.describe(r.Context(), caller(r), op)})
+	writeJSON(w, http.StatusOK, wire.OperationAnswer{Operation: op, Message: s.Describe(r.Context(), caller(r), op)})
 }

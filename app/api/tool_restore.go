@@ -58,9 +58,9 @@ func (s agentTools) writeRestored(w http.ResponseWriter, r *http.Request, op *sn
 		s.fail(w, r, err)
 		return
 	}
-	box := s.boxName(r.Context(), c, op)
+	box := s.BoxName(r.Context(), c, op)
 	writeJSON(w, http.StatusOK, wire.RestoreAnswer{
-		Message: s.restoreWords(r.Context(), c, box, res), Operation: op.ID, Box: box, Snapshot: res.Target, Name: res.TargetName,
+		Message: s.RestoreWords(r.Context(), c, box, res), Operation: op.ID, Box: box, Snapshot: res.Target, Name: res.TargetName,
 		Undo: res.Undo, UndoName: res.UndoName, ProcessesEnded: res.Processes, Size: res.Size, BoxState: res.BoxState,
 		ReplacedUndos: res.Replaced,
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/boxsnap/boxsnap/app/api/answers"
 	"github.com/boxsnap/boxsnap/app/api/toolparams"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
@@ -48,15 +49,15 @@ func (s agentTools) toolSnapshot(w http.ResponseWriter, r *http.Request) {
 	if sn != nil && sn.ID == res.Snapshot {
 		// The record the admission made names the box and holds the price
 		// its backend offered (a take changes neither): no read again.
-		box, price = sn.BoxName, s.snapshotPrice(sn, nil)
+		box, price = sn.BoxName, s.SnapshotPrice(sn, nil)
 	} else {
-		box, price = s.boxName(r.Context(), c, op), s.priceOf(r.Context(), c, res.Snapshot)
+		box, price = s.BoxName(r.Context(), c, op), s.PriceOf(r.Context(), c, res.Snapshot)
 	}
 	own := "own"
 	writeJSON(w, http.StatusOK, wire.TakeAnswer{
-		Message: takeWords(box, res, price), Operation: op.ID, Snapshot: res.Snapshot, Name: res.Name, Box: box,
+		Message: answers.TakeWords(box, res, price), Operation: op.ID, Snapshot: res.Snapshot, Name: res.Name, Box: box,
 		Holds: snapshots.HoldsWords(res.Holds, ""), Excludes: res.Excludes, SizeBytes: res.Size, Size: snapshots.SizeOfWords(res.Size, &own), TookMs: res.TookMs,
-		Price: price, Count: res.Count, Limit: res.Limit, OfLimit: countWords(res.Count, res.Limit), Replaced: res.Replaced,
+		Price: price, Count: res.Count, Limit: res.Limit, OfLimit: answers.CountWords(res.Count, res.Limit), Replaced: res.Replaced,
 	})
 }
 

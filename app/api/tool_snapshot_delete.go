@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/boxsnap/boxsnap/app/api/answers"
 	"github.com/boxsnap/boxsnap/app/api/toolparams"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/wire"
@@ -48,8 +49,8 @@ func (s agentTools) toolSnapshotDelete(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	box := s.boxName(r.Context(), c, op)
+	box := s.BoxName(r.Context(), c, op)
 	own := "own"
-	writeJSON(w, http.StatusOK, wire.DeleteAnswer{Message: deleteWords(box, res), Operation: op.ID, Snapshot: res.Snapshot, Name: res.Name,
+	writeJSON(w, http.StatusOK, wire.DeleteAnswer{Message: answers.DeleteWords(box, res), Operation: op.ID, Snapshot: res.Snapshot, Name: res.Name,
 		FreedBytes: res.Freed, Freed: snapshots.SizeOfWords(res.Freed, &own)})
 }

@@ -29,7 +29,7 @@ func (s agentTools) toolSnapshotDiff(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, invalid("path must be a path inside the box, as text of at most 4096 characters."))
 		return
 	}
-	a, err := s.compare(r, p.Box, p.Snapshot, p.Against, p.Path, p.Offset, p.Limit)
+	a, err := s.Compare(r.Context(), caller(r), p.Box, p.Snapshot, p.Against, p.Path, p.Offset, p.Limit)
 	if err != nil {
 		s.fail(w, r, err)
 		return

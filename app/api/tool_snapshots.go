@@ -3,10 +3,10 @@ package api
 import (
 	"context"
 	"encoding/base64"
-	"fmt"
 	"net/http"
 	"time"
 
+	"github.com/boxsnap/boxsnap/app/api/answers"
 	"github.com/boxsnap/boxsnap/app/api/toolparams"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/wire"
@@ -69,67 +69,28 @@ func (s agentTools) toolSnapshots(w http.ResponseWriter, r *http.Request) {
 		for _, sn := range all {
 			bl.Snapshots = append(bl.Snapshots, s.short(ctx, c, b, sn, tz, p.Pictures))
 		}
-		bl.OfLimit = countWords(snapshots.CountOf(all).ToLimit, settings.PerBox)
-		bl.Message = s.boxHoldsWords(b, len(all))
+		bl.OfLimit = answers.CountWords(snapshots.CountOf(all).ToLimit, settings.PerBox)
+		bl.Message = s.BoxHoldsWords(b, len(all))
 		bl.Stopped = s.boxes.StoppedWords(ctx, c, b)
 		ans.Boxes = append(ans.Boxes, bl)
 	}
 	writeJSON(w, http.StatusOK, ans)
 }
 
-// boxHoldsWords says what a box's snapshots hold, or that it has none.
-func (s lookups) boxHoldsWords(b *snapshots.Box, n int) string {
-	what := "Its snapshots hold the disk"
-	if sn := s.core.Snapshotting(b); sn == nil {
-		what = "It takes no snapshots"
-	} else {
-		if sn.OffersMemory() {
-			what += ", or the disk and memory when asked"
-		}
-		if sn.Excludes != "" {
-			what += "; they leave out " + sn.Excludes
-		}
-	}
-	switch n {
-	case 0:
-		return fmt.Sprintf("%s has no snapshots you can see. %s.", b.Name, what)
-	case 1:
-		return fmt.Sprintf("%s has 1 snapshot you can see. %s.", b.Name, what)
-	}
-	return fmt.Sprintf("%s has %d snapshots you can see. %s.", b.Name, n, what)
-}
-
 // short is one snapshot as a tool lists it; its picture only when asked and
 // only where mayAct allows (never a kept one's for an agent).
 func (s agentTools) short(ctx context.Context, c snapshots.Caller, b *snapshots.Box, sn *snapshots.Snapshot, tz *time.Location, pictures bool) wire.ListedShort {
 	ls := wire.ListedShort{Name: sn.Name, ID: sn.ID, TakenAt: sn.TakenAt, When: sn.TakenAt.In(tz).Format("Mon 2 Jan 15:04"),
-		By: s.byWords(ctx, sn), Holds: snapshots.HoldsWords(sn.Holds, sn.Scope), SizeBytes: sn.SizeBytes, Size: snapshots.SizeOfWords(sn.SizeBytes, sn.SizeMeaning),
+		By: s.ByWords(ctx, sn), Holds: snapshots.HoldsWords(sn.Holds, sn.Scope), SizeBytes: sn.SizeBytes, Size: snapshots.SizeOfWords(sn.SizeBytes, sn.SizeMeaning),
 		Kept: sn.Kept(), KeptUntil: sn.KeptUntil, Guest: sn.Guest, State: sn.State, Undo: sn.IsUndo(), Automatic: sn.Automatic}
 	if sn.Note != nil {
 		ls.Note = *sn.Note
 	}
-	ls.Price = s.snapshotPrice(sn, b)
+	ls.Price = s.SnapshotPrice(sn, b)
 	if pictures && sn.Picture == "taken" {
 		if pic, err := s.pictures.Get(ctx, c, sn.ID); err == nil {
 			ls.Picture = &wire.PictureData{JPEG: base64.StdEncoding.EncodeToString(pic.JPEG), Width: pic.Width, Height: pic.Height}
 		}
 	}
 	return ls
-}
-
-// byWords says who took a snapshot: "by you", "by the agent in (thread)",
-// "by a boxsnap command", "by boxsnap: (why)". The caller sees only
-// snapshots of its own thread's agents, so naming the thread tells nothing
-// new.
-func (s lookups) byWords(ctx context.Context, sn *snapshots.Snapshot) string {
-	title, why := "", ""
-	if sn.ByThreadID != nil {
-		if t, err := s.boxes.Thread(ctx, snapshots.Owner(), *sn.ByThreadID); err == nil {
-			title = t.Title
-		}
-	}
-	if sn.ByWhy != nil {
-		why = *sn.ByWhy
-	}
-	return snapshots.ByWords(sn.ByKind, title, why)
 }

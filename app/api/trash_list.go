@@ -6,6 +6,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/wire"
 
+	"github.com/boxsnap/boxsnap/app/api/answers"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
 
@@ -18,7 +19,7 @@ func (s boxRoutes) listTrash(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for i := range list {
-		list[i].Box = boxView(c, list[i].Box)
+		list[i].Box = answers.BoxView(c, list[i].Box)
 	}
 	writeJSON(w, http.StatusOK, wire.TrashAnswer{Trash: list})
 }

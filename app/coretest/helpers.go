@@ -3,9 +3,12 @@ package coretest
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
 
@@ -71,4 +74,59 @@ func Deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// StateOf is the state of snapshot id as the person sees it, or "gone"
+// when it cannot be read.
+func (e *Env) StateOf(id string) string {
+	sn, _, err := e.Core.Snapshot(context.Background(), snapshots.Owner(), id)
+	if err != nil {
+		return "gone"
+	}
+	return sn.State
+}
+
+// Clock is a clock a test sets and moves, for Options.Now (its Now).
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock is a clock that reads start until it is advanced.
+func NewClock(start time.Time) *Clock { return &Clock{t: start} }
+
+// Now is the clock's time.
+func (c *Clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+// Advance moves the clock on by d.
+func (c *Clock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+// SetSettings changes the owner's settings as change says, and saves them.
+func (e *Env) SetSettings(t testing.TB, change func(*snapshots.Settings)) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := e.Core.Settings(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	change(&st)
+	if err := e.Core.SaveSettings(ctx, snapshots.Owner(), st); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Asked is the request err says a restore asked the person for, its words
+// saying each of words; t fails if err is no such request.
+func Asked(t testing.TB, err error, words ...string) *approvals.Approval {
+	t.Helper()
+	a, ok := approvals.AsAsked(err)
+	if !ok {
+		t.Fatalf("want a request for the person's word, got %v", err)
+	}
+	for _, w := range words {
+		if !strings.Contains(a.Words, w) {
+			t.Fatalf("the tool answered %q, not %q", a.Words, w)
+		}
+	}
+	return a.Approval
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/dbtest"
@@ -331,55 +330,15 @@ func TestAnEndQueuesWhatWaitsBehindIt(t *testing.T) {
 	}
 }
 
-// heldLock takes an operation's session lock on a connection of its own,
-// as another worker's run holds it; let go lets it go, and free says
-// whether a third connection could take it now.
-type heldLock struct {
-	t    *testing.T
-	conn *pgxpool.Conn
-	id   string
-}
-
-func holdLock(t *testing.T, env *coretest.Env, id string) *heldLock {
+// holdLock takes an operation's session lock on a connection of its own,
+// as another worker's run holds it.
+func holdLock(t *testing.T, env *coretest.Env, id string) *coretest.OpLock {
 	t.Helper()
-	conn, err := env.Pool.Acquire(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(conn.Release)
-	h := &heldLock{t: t, conn: conn, id: id}
-	if !h.take() {
+	l := env.OpLock(t, id)
+	if !l.Take() {
 		t.Fatalf("the lock of %s is held already", id)
 	}
-	return h
-}
-
-func (h *heldLock) take() bool {
-	h.t.Helper()
-	var got bool
-	if err := h.conn.QueryRow(context.Background(), `SELECT pg_try_advisory_lock(hashtextextended($1, 0))`, h.id).Scan(&got); err != nil {
-		h.t.Fatal(err)
-	}
-	return got
-}
-
-func (h *heldLock) letGo() {
-	h.t.Helper()
-	var was bool
-	if err := h.conn.QueryRow(context.Background(), `SELECT pg_advisory_unlock(hashtextextended($1, 0))`, h.id).Scan(&was); err != nil || !was {
-		h.t.Fatalf("let go of the lock of %s: %v, %v", h.id, was, err)
-	}
-}
-
-// free says whether nobody holds the lock of h's operation now: h's own
-// connection takes it and lets it go again.
-func (h *heldLock) free() bool {
-	h.t.Helper()
-	if !h.take() {
-		return false
-	}
-	h.letGo()
-	return true
+	return l
 }
 
 // TestARunStartsWhatNoWorkerHolds (a run's lock and its start in one
@@ -415,14 +374,14 @@ func TestARunStartsWhatNoWorkerHolds(t *testing.T) {
 	if got := read(op); runs.Load() != 0 || got.StartedAt != nil || got.State != operations.Running {
 		t.Fatalf("run while another worker holds it: %d runs, started %v, %s; want none, unstarted, running", runs.Load(), got.StartedAt, got.State)
 	}
-	other.letGo()
+	other.LetGo()
 	if err := e.Run(ctx, op.ID); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(op); runs.Load() != 1 || got.StartedAt == nil || got.State != operations.Done {
 		t.Fatalf("run once the other let go: %d runs, started %v, %s; want one, started, done", runs.Load(), got.StartedAt, got.State)
 	}
-	if !other.free() {
+	if !other.Free() {
 		t.Fatal("the run held its lock after it ended")
 	}
 	// Ended: a second attempt runs nothing, and its start lets go of the
@@ -433,7 +392,7 @@ func TestARunStartsWhatNoWorkerHolds(t *testing.T) {
 	if runs.Load() != 1 {
 		t.Fatalf("an ended operation ran again (%d runs)", runs.Load())
 	}
-	if !other.free() {
+	if !other.Free() {
 		t.Fatal("a run of an ended operation kept its lock")
 	}
 
@@ -468,13 +427,7 @@ func TestARunStartsWhatNoWorkerHolds(t *testing.T) {
 // session lock is free (it takes it and lets it go again).
 func probeLock(t *testing.T, env *coretest.Env, id string) func() bool {
 	t.Helper()
-	conn, err := env.Pool.Acquire(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(conn.Release)
-	h := &heldLock{t: t, conn: conn, id: id}
-	return h.free
+	return env.OpLock(t, id).Free
 }
 
 // TestAnEndLetsItsRunsLockGo (an end done or failed lets its run's lock go in
@@ -576,7 +529,7 @@ func TestAnEndLetsItsRunsLockGo(t *testing.T) {
 	first := admitEcho(t, env, held, b, echoParams{})
 	admitEcho(t, env, held, b, echoParams{}) // waits behind first: first is followed
 	lock := holdLock(t, env, first.ID)
-	_, err = env.Store.OpEndAlone(ctx, lock.conn, db.OpEndAloneParams{ID: first.ID, State: operations.Done, Channel: "boxsnap_operation_ended", LetGo: true})
+	_, err = env.Store.OpEndAlone(ctx, lock.Conn, db.OpEndAloneParams{ID: first.ID, State: operations.Done, Channel: "boxsnap_operation_ended", LetGo: true})
 	if !errors.Is(err, pgx.ErrNoRows) {
 		t.Fatalf("a followed end answered %v, want no row", err)
 	}

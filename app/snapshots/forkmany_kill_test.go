@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
@@ -37,6 +39,30 @@ func forkLeftovers(t *testing.T, root string) []string {
 	return left
 }
 
+// forksEndAfterRestart starts another worker on dsn and root, after the
+// first was killed, and waits (two minutes at most) for each of the forks
+// ops started to end; then no operation is left running or unknown. It
+// answers each fork's operation as it ended, in ops' order.
+func forksEndAfterRestart(t *testing.T, e *coretest.Env, pool *pgxpool.Pool, dsn, root string, ops []*snapshots.Operation) []*snapshots.Operation {
+	t.Helper()
+	startWorker(t, dsn, root, "", "")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ended := make([]*snapshots.Operation, len(ops))
+	for i, op := range ops {
+		done, err := e.Core.Wait(ctx, op.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ended[i] = done
+	}
+	var running int
+	if err := pool.QueryRow(ctx, "SELECT count(*) FROM operations WHERE state IN ('running', 'unknown')").Scan(&running); err != nil || running != 0 {
+		t.Fatalf("%d operations still running (%v)", running, err)
+	}
+	return ended
+}
+
 // TestForkManyKilledMidFork kills the worker process (SIGKILL, as a crash)
 // while the first of a fork into three is being written under its
 // temporary name, then starts another worker: each fork ends whole (a
@@ -47,7 +73,7 @@ func forkLeftovers(t *testing.T, root string) []string {
 func TestForkManyKilledMidFork(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e, pool, dsn, root := workerCore(t, coretest.Options{})
+	e, pool, dsn, root := coretest.WorkerCore(t, coretest.Options{})
 	_, agent, _ := e.Thread(t, "Fork and crash")
 	b := e.Box(t, agent, "amber-fox")
 	dir := e.Local.BoxDir(providers.Guest{Ref: b.GuestRef})
@@ -67,30 +93,23 @@ func TestForkManyKilledMidFork(t *testing.T) {
 	// the kill lands inside the backend's fork.
 	for deadline := time.Now().Add(time.Minute); ; {
 		if len(forkLeftovers(t, root)) > 0 {
-			_ = first.cmd.Process.Signal(syscall.SIGSTOP)
+			_ = first.Cmd.Process.Signal(syscall.SIGSTOP)
 			break
 		}
 		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(first.log)
+			log, _ := os.ReadFile(first.Log)
 			t.Fatalf("no fork began within a minute; the worker's log:\n%s", log)
 		}
 		time.Sleep(time.Millisecond)
 	}
 	cut := forkLeftovers(t, root)
-	first.kill()
+	first.Kill()
 	if len(cut) == 0 {
 		t.Fatal("the worker was stopped after its fork left its temporary name: the kill missed the fork")
 	}
-	waitNoAdvisoryLocks(t, pool)
+	coretest.WaitNoAdvisoryLocks(t, pool)
 
-	startWorker(t, dsn, root, "", "")
-	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	for _, op := range ops {
-		done, err := e.Core.Wait(wctx, op.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, done := range forksEndAfterRestart(t, e, pool, dsn, root, ops) {
 		p, _ := e.Forks.Kinds().Fork.Params(done)
 		switch done.State {
 		case snapshots.OpDone:
@@ -112,10 +131,6 @@ func TestForkManyKilledMidFork(t *testing.T) {
 		default:
 			t.Fatalf("%s ended %s at %s: %s (%s)", p.Name, done.State, done.Step, coretest.Deref(done.Error), coretest.Deref(done.Observed))
 		}
-	}
-	var running int
-	if err := pool.QueryRow(ctx, "SELECT count(*) FROM operations WHERE state IN ('running', 'unknown')").Scan(&running); err != nil || running != 0 {
-		t.Fatalf("%d operations still running (%v)", running, err)
 	}
 
 	if _, err := e.Local.Sweep(ctx); err != nil {
@@ -147,7 +162,7 @@ func TestForkManyKilledAroundTheBackendsFork(t *testing.T) {
 		t.Run(stall, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			e, pool, dsn, root := workerCore(t, coretest.Options{})
+			e, pool, dsn, root := coretest.WorkerCore(t, coretest.Options{})
 			_, agent, _ := e.Thread(t, "Fork and crash")
 			b := e.Box(t, agent, "amber-fox")
 			write(t, filepath.Join(e.Local.BoxDir(providers.Guest{Ref: b.GuestRef}), "notes.txt"), "at the take")
@@ -158,18 +173,11 @@ func TestForkManyKilledAroundTheBackendsFork(t *testing.T) {
 			}
 			marker := filepath.Join(t.TempDir(), "stalled")
 			first := startWorker(t, dsn, root, stall, marker)
-			waitFile(t, marker, first)
-			first.kill()
-			waitNoAdvisoryLocks(t, pool)
+			first.WaitFile(t, marker)
+			first.Kill()
+			coretest.WaitNoAdvisoryLocks(t, pool)
 
-			startWorker(t, dsn, root, "", "")
-			wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-			defer cancel()
-			for _, op := range ops {
-				done, err := e.Core.Wait(wctx, op.ID)
-				if err != nil {
-					t.Fatal(err)
-				}
+			for _, done := range forksEndAfterRestart(t, e, pool, dsn, root, ops) {
 				p, _ := e.Forks.Kinds().Fork.Params(done)
 				if done.State != snapshots.OpDone {
 					t.Fatalf("%s ended %s at %s: %s (%s)", p.Name, done.State, done.Step, coretest.Deref(done.Error), coretest.Deref(done.Observed))
@@ -181,10 +189,6 @@ func TestForkManyKilledAroundTheBackendsFork(t *testing.T) {
 				if got := read(t, filepath.Join(e.Local.BoxDir(providers.Guest{Ref: fb.GuestRef}), "notes.txt")); got != "at the take" {
 					t.Fatalf("%s holds notes.txt %q", p.Name, got)
 				}
-			}
-			var running int
-			if err := pool.QueryRow(ctx, "SELECT count(*) FROM operations WHERE state IN ('running', 'unknown')").Scan(&running); err != nil || running != 0 {
-				t.Fatalf("%d operations still running (%v)", running, err)
 			}
 			entries, err := os.ReadDir(filepath.Join(root, "boxes"))
 			if err != nil {

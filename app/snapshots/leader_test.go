@@ -30,7 +30,7 @@ func TestADeadLeadersWorkResumedWithinTheRecoverInterval(t *testing.T) {
 	const every = time.Second
 	const slack = 2 * time.Second
 	ctx := context.Background()
-	e, pool, dsn, root := workerCore(t, coretest.Options{})
+	e, pool, dsn, root := coretest.WorkerCore(t, coretest.Options{})
 	_, agent, _ := e.Thread(t, "Keep the leader's work going")
 	e.Box(t, agent, "lead-box")
 	recoverEvery := workerRecover + "=" + every.String()
@@ -40,8 +40,8 @@ func TestADeadLeadersWorkResumedWithinTheRecoverInterval(t *testing.T) {
 	marker := filepath.Join(dir, "stalled")
 	leader := startWorkerEnv(t, dsn, root, "before:snapshot", marker, recoverEvery, workerReady+"="+filepath.Join(dir, "leader-ready"))
 	leaderID := workerReadyID(t, filepath.Join(dir, "leader-ready"), leader)
-	if !strings.Contains(leaderID, "_"+strconv.Itoa(leader.cmd.Process.Pid)+"_") {
-		t.Fatalf("the worker's ID %q does not name its process %d", leaderID, leader.cmd.Process.Pid)
+	if !strings.Contains(leaderID, "_"+strconv.Itoa(leader.Cmd.Process.Pid)+"_") {
+		t.Fatalf("the worker's ID %q does not name its process %d", leaderID, leader.Cmd.Process.Pid)
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -62,7 +62,7 @@ func TestADeadLeadersWorkResumedWithinTheRecoverInterval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFile(t, marker, leader)
+	leader.WaitFile(t, marker)
 
 	// The second worker: working (its start's own recover done, which
 	// leaves the take to its live leader) before the leader dies.
@@ -78,7 +78,7 @@ func TestADeadLeadersWorkResumedWithinTheRecoverInterval(t *testing.T) {
 	}
 
 	killed := time.Now()
-	leader.kill()
+	leader.Kill()
 	wctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	done, err := e.Core.Wait(wctx, op.ID)
@@ -105,9 +105,9 @@ func TestADeadLeadersWorkResumedWithinTheRecoverInterval(t *testing.T) {
 
 // workerReadyID waits for a worker's ready file and answers the worker's ID in
 // it.
-func workerReadyID(t *testing.T, path string, w *workerProcess) string {
+func workerReadyID(t *testing.T, path string, w *coretest.Worker) string {
 	t.Helper()
-	waitFile(t, path, w)
+	w.WaitFile(t, path)
 	for range 100 { // written just after it is made
 		if id, err := os.ReadFile(path); err == nil && len(id) > 0 {
 			return string(id)

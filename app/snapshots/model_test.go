@@ -93,8 +93,8 @@ func TestModelRandomOperations(t *testing.T) {
 	// let requests expire.
 	var ahead atomic.Int64
 	now := func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
-	e, pool, dsn, root := workerCore(t, coretest.Options{Now: now})
-	workers := []*workerProcess{startWorker(t, dsn, root, "", ""), startWorker(t, dsn, root, "", "")}
+	e, pool, dsn, root := coretest.WorkerCore(t, coretest.Options{Now: now})
+	workers := []*coretest.Worker{startWorker(t, dsn, root, "", ""), startWorker(t, dsn, root, "", "")}
 
 	callers := []snapshots.Caller{snapshots.Owner()}
 	for i := 1; i <= 3; i++ {
@@ -125,7 +125,7 @@ func TestModelRandomOperations(t *testing.T) {
 		t.Fatal(err)
 	}
 	const approvalMinutes = 5
-	setSwitches(t, e, func(st *snapshots.Settings) {
+	e.SetSettings(t, func(st *snapshots.Settings) {
 		st.ExecutionMachineRestores = true
 		st.ApprovalMinutes = approvalMinutes
 	})
@@ -273,7 +273,7 @@ func TestModelRandomOperations(t *testing.T) {
 			op, err = e.Keeps.Unkeep(ctx, c, snapshots.KeepRequest{Box: bx.name, Snapshot: pick})
 		case "switch":
 			agentsMayRestore = !agentsMayRestore
-			setSwitches(t, e, func(st *snapshots.Settings) { st.AgentsMayRestore = agentsMayRestore })
+			e.SetSettings(t, func(st *snapshots.Settings) { st.AgentsMayRestore = agentsMayRestore })
 		case "approve":
 			op, err = e.Approvals.Approve(ctx, snapshots.Owner(), request)
 			if op != nil {
@@ -344,7 +344,7 @@ func TestModelRandomOperations(t *testing.T) {
 		if i > 0 && i%killEvery == 0 {
 			// A worker dies mid-run, as a crash would, and comes back.
 			k := rng.IntN(len(workers))
-			workers[k].kill()
+			workers[k].Kill()
 			workers[k] = startWorker(t, dsn, root, "", "")
 		}
 		if err != nil {

@@ -23,7 +23,7 @@ func TestTakeKilledAfterPublishEndsDone(t *testing.T) {
 	for _, what := range []string{"take", "undo"} {
 		t.Run(what, func(t *testing.T) {
 			t.Parallel()
-			e, _, dsn, root := workerCore(t, coretest.Options{})
+			e, _, dsn, root := coretest.WorkerCore(t, coretest.Options{})
 			box := e.Box(t, snapshots.Owner(), "amber-fox")
 			file := filepath.Join(e.Local.BoxDir(providers.Guest{Ref: box.GuestRef}), "state.txt")
 			write(t, file, "v1")
@@ -37,7 +37,7 @@ func TestTakeKilledAfterPublishEndsDone(t *testing.T) {
 				if target = waitReady(t, e, op); target == nil {
 					t.Fatal("the first take made no snapshot")
 				}
-				w.kill()
+				w.Kill()
 				write(t, file, "v2")
 			}
 			marker := filepath.Join(t.TempDir(), "stalled")
@@ -52,8 +52,8 @@ func TestTakeKilledAfterPublishEndsDone(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			waitFile(t, marker, w)
-			w.kill()
+			w.WaitFile(t, marker)
+			w.Kill()
 
 			startWorker(t, dsn, root, "", "")
 			wctx, cancel := context.WithTimeout(ctx, time.Minute)

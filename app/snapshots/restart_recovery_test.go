@@ -37,7 +37,7 @@ func TestRestartRecovery(t *testing.T) {
 			ctx := context.Background()
 			// The test's own core admits operations and reads records; it
 			// runs no jobs: the worker processes do.
-			e, pool, dsn, root := workerCore(t, coretest.Options{})
+			e, pool, dsn, root := coretest.WorkerCore(t, coretest.Options{})
 			var err error
 			_, agent, _ := e.Thread(t, "Fix the sign-in flow")
 			b := e.Box(t, agent, "amber-fox")
@@ -65,8 +65,8 @@ func TestRestartRecovery(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			waitFile(t, marker, first)
-			first.kill()
+			first.WaitFile(t, marker)
+			first.Kill()
 			cut, err := e.Core.Operation(ctx, snapshots.Owner(), op.ID)
 			if err != nil {
 				t.Fatal(err)
@@ -74,7 +74,7 @@ func TestRestartRecovery(t *testing.T) {
 			if cut.State != snapshots.OpRunning {
 				t.Fatalf("after the kill the operation is %s, want running", cut.State)
 			}
-			waitNoAdvisoryLocks(t, pool)
+			coretest.WaitNoAdvisoryLocks(t, pool)
 
 			startWorker(t, dsn, root, "", "")
 			wctx, cancel := context.WithTimeout(ctx, time.Minute)
@@ -172,7 +172,7 @@ func TestRestartRecoveryMidReplace(t *testing.T) {
 			t.Run(kind+" "+when+":delete", func(t *testing.T) {
 				t.Parallel()
 				ctx := context.Background()
-				e, pool, dsn, root := workerCore(t, coretest.Options{})
+				e, pool, dsn, root := coretest.WorkerCore(t, coretest.Options{})
 				var err error
 				_, agent, _ := e.Thread(t, "Fix the sign-in flow")
 				b := e.Box(t, agent, "amber-fox")
@@ -207,9 +207,9 @@ func TestRestartRecoveryMidReplace(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				waitFile(t, marker, first)
-				first.kill()
-				waitNoAdvisoryLocks(t, pool)
+				first.WaitFile(t, marker)
+				first.Kill()
+				coretest.WaitNoAdvisoryLocks(t, pool)
 				startWorker(t, dsn, root, "", "")
 				if _, err := e.Core.Recover(ctx); err != nil {
 					t.Fatal(err)

@@ -80,7 +80,7 @@ func TestResumedRestoreKnowsTheBoxRan(t *testing.T) {
 		t.Run(fmt.Sprintf("ran %v, killed %s", c.ran, c.stall), func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			e, pool, dsn, root := workerCore(t, coretest.Options{})
+			e, pool, dsn, root := coretest.WorkerCore(t, coretest.Options{})
 			var err error
 			b := e.Box(t, snapshots.Owner(), "amber-fox")
 			a := e.AdmitReady(t, snapshots.Owner(), "amber-fox", "a")
@@ -102,9 +102,9 @@ func TestResumedRestoreKnowsTheBoxRan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			waitFile(t, marker, first)
-			first.kill()
-			waitNoAdvisoryLocks(t, pool)
+			first.WaitFile(t, marker)
+			first.Kill()
+			coretest.WaitNoAdvisoryLocks(t, pool)
 			startWorker(t, dsn, root, "", "")
 			wctx, cancel := context.WithTimeout(ctx, time.Minute)
 			defer cancel()

@@ -24,7 +24,7 @@ import (
 func TestOneAtATimeAcrossTwoWorkers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e, pool, dsn, root := workerCore(t, coretest.Options{})
+	e, pool, dsn, root := coretest.WorkerCore(t, coretest.Options{})
 	startWorker(t, dsn, root, "", "")
 	startWorker(t, dsn, root, "", "")
 	_, agent, _ := e.Thread(t, "Fix the sign-in flow")

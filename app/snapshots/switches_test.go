@@ -2,7 +2,6 @@ package snapshots_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/boxsnap/boxsnap/app/coretest"
@@ -10,36 +9,6 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
 	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 )
-
-// setSwitches changes the owner's settings as change says.
-func setSwitches(t *testing.T, e *coretest.Env, change func(*snapshots.Settings)) {
-	t.Helper()
-	ctx := context.Background()
-	st, err := e.Core.Settings(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	change(&st)
-	if err := e.Core.SaveSettings(ctx, snapshots.Owner(), st); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// asked is the request err says the restore asked the person, its words
-// saying each of words.
-func asked(t *testing.T, err error, words ...string) *approvals.Approval {
-	t.Helper()
-	a, ok := approvals.AsAsked(err)
-	if !ok {
-		t.Fatalf("want a request for the person's word, got %v", err)
-	}
-	for _, w := range words {
-		if !strings.Contains(a.Words, w) {
-			t.Fatalf("the tool answered %q, not %q", a.Words, w)
-		}
-	}
-	return a.Approval
-}
 
 // TestSwitchesTakeEffect: every switch on Settings, Snapshots changes what it
 // names, and back. "Agents may restore their own boxes" off turns an agent's
@@ -60,9 +29,9 @@ func TestSwitchesTakeEffect(t *testing.T) {
 	}
 
 	t.Run("agentsMayRestore", func(t *testing.T) {
-		setSwitches(t, e, func(st *snapshots.Settings) { st.AgentsMayRestore = false })
-		asked(t, restore(), "You asked the person to restore amber-fox to ‘before’")
-		setSwitches(t, e, func(st *snapshots.Settings) { st.AgentsMayRestore = true })
+		e.SetSettings(t, func(st *snapshots.Settings) { st.AgentsMayRestore = false })
+		coretest.Asked(t, restore(), "You asked the person to restore amber-fox to ‘before’")
+		e.SetSettings(t, func(st *snapshots.Settings) { st.AgentsMayRestore = true })
 		// The pending request holds nothing here (not a box threads run
 		// on): the agent restores by itself again.
 		if err := restore(); err != nil {
@@ -80,13 +49,13 @@ func TestSwitchesTakeEffect(t *testing.T) {
 		if _, err := e2.Pool.Exec(ctx, "UPDATE snapshots SET holds = 'disk-and-memory' WHERE id = $1", m.ID); err != nil {
 			t.Fatal(err)
 		}
-		setSwitches(t, e2, func(st *snapshots.Settings) { st.AgentsMayRestoreMemory = false })
+		e2.SetSettings(t, func(st *snapshots.Settings) { st.AgentsMayRestoreMemory = false })
 		_, err := e2.Restores.Restore(ctx, ag, snapshots.RestoreRequest{Box: "brisk-lake", Snapshot: m.ID, Replace: true})
 		refusedExactly(t, err, "Only the person restores a memory snapshot in this install.")
 		if _, ok := approvals.AsAsked(err); ok {
 			t.Fatal("a memory restore was asked for, not refused")
 		}
-		setSwitches(t, e2, func(st *snapshots.Settings) { st.AgentsMayRestoreMemory = true })
+		e2.SetSettings(t, func(st *snapshots.Settings) { st.AgentsMayRestoreMemory = true })
 		if _, err := e2.Restores.Restore(ctx, ag, snapshots.RestoreRequest{Box: "brisk-lake", Snapshot: m.ID, Replace: true}); err != nil {
 			t.Fatalf("switched on, the agent's memory restore: %v", err)
 		}
@@ -97,12 +66,12 @@ func TestSwitchesTakeEffect(t *testing.T) {
 		if _, err := e3.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "screen-box", Backend: "local", HasScreen: true, ScreenURL: "http://127.0.0.1:1/"}); err != nil {
 			t.Fatal(err)
 		}
-		setSwitches(t, e3, func(st *snapshots.Settings) { st.Pictures = false })
+		e3.SetSettings(t, func(st *snapshots.Settings) { st.Pictures = false })
 		_, off, err := e3.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "screen-box"})
 		if err != nil || off.Picture != "off" {
 			t.Fatalf("pictures off: picture %q, %v", off.Picture, err)
 		}
-		setSwitches(t, e3, func(st *snapshots.Settings) { st.Pictures = true })
+		e3.SetSettings(t, func(st *snapshots.Settings) { st.Pictures = true })
 		_, on, err := e3.Take.Take(ctx, snapshots.Owner(), taking.TakeRequest{Box: "screen-box"})
 		if err != nil || on.Picture == "off" {
 			t.Fatalf("pictures on: picture %q, %v", on.Picture, err)
@@ -119,7 +88,7 @@ func TestSwitchesTakeEffect(t *testing.T) {
 		}
 		_, err := e4.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "dev-desk", Snapshot: x.ID, Force: true})
 		coretest.RefusedWith(t, err, "Restores of boxes threads run on are off")
-		setSwitches(t, e4, func(st *snapshots.Settings) { st.ExecutionMachineRestores = true })
+		e4.SetSettings(t, func(st *snapshots.Settings) { st.ExecutionMachineRestores = true })
 		if op, err := e4.Restores.Restore(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "dev-desk", Snapshot: x.ID, Force: true}); err != nil || op == nil {
 			t.Fatalf("switched on, the person's restore of a box threads run on: %v", err)
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/boxsnap/boxsnap/internal/wordshape"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -213,23 +214,9 @@ func TestRefusalWordsShape(t *testing.T) {
 	}
 	check := func(w string) {
 		t.Helper()
-		if w == "" || strings.TrimSpace(w) != w || strings.Contains(w, "  ") {
-			t.Errorf("%q: empty, or spaces at an end or doubled", w)
-		}
+		wordshape.Check(t, w)
 		if !strings.HasSuffix(w, ".") || strings.HasSuffix(w, "..") {
 			t.Errorf("%q does not end with one full stop", w)
-		}
-		if strings.Contains(w, "%!") || strings.Contains(w, "%!(") {
-			t.Errorf("%q holds a verb of fmt left over", w)
-		}
-		fields := strings.Fields(w)
-		for i := 1; i < len(fields); i++ {
-			if strings.EqualFold(fields[i], fields[i-1]) {
-				t.Errorf("%q doubles %q", w, fields[i])
-			}
-		}
-		if strings.Count(w, "‘") != strings.Count(w, "’") {
-			t.Errorf("%q: its ‘’ do not pair", w)
 		}
 	}
 	for _, w := range named {
@@ -264,23 +251,9 @@ func TestLogWordsShape(t *testing.T) {
 	named, others := logWordsForShape()
 	check := func(w string) {
 		t.Helper()
-		if w == "" || strings.TrimSpace(w) != w || strings.Contains(w, "  ") {
-			t.Errorf("%q: empty, or spaces at an end or doubled", w)
-		}
+		wordshape.Check(t, w)
 		if strings.HasSuffix(w, ".") {
 			t.Errorf("%q ends with a full stop: an event's words are a phrase after its kind", w)
-		}
-		if strings.Contains(w, "%!") {
-			t.Errorf("%q holds a verb of fmt left over", w)
-		}
-		fields := strings.Fields(w)
-		for i := 1; i < len(fields); i++ {
-			if strings.EqualFold(fields[i], fields[i-1]) {
-				t.Errorf("%q doubles %q", w, fields[i])
-			}
-		}
-		if strings.Count(w, "‘") != strings.Count(w, "’") {
-			t.Errorf("%q: its ‘’ do not pair", w)
 		}
 	}
 	for _, w := range named {
@@ -339,17 +312,9 @@ func TestFailureWordsShape(t *testing.T) {
 		FailSnapshotGone,
 	}
 	for _, w := range words {
-		if w == "" || strings.TrimSpace(w) != w || strings.Contains(w, "  ") || strings.Contains(w, "..") || strings.Contains(w, "%!") {
-			t.Errorf("%q: empty, spaces at an end or doubled, two full stops, or a verb of fmt left over", w)
-		}
-		fields := strings.Fields(w)
-		for i := 1; i < len(fields); i++ {
-			if strings.EqualFold(fields[i], fields[i-1]) {
-				t.Errorf("%q doubles %q", w, fields[i])
-			}
-		}
-		if strings.Count(w, "‘") != strings.Count(w, "’") {
-			t.Errorf("%q: its ‘’ do not pair", w)
+		wordshape.Check(t, w)
+		if strings.Contains(w, "..") {
+			t.Errorf("%q holds two full stops", w)
 		}
 		if strings.Count(w, "boxsnap") > 1 && strings.Contains(w, "boxsnap it") {
 			t.Errorf("%q says boxsnap twice, once where a verb goes", w)

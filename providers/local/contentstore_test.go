@@ -94,6 +94,39 @@ func setupStored(t *testing.T, cacheBytes ...int64) (env, *countingObjects, *obj
 	return env{b: b, g: g, dir: b.BoxDir(g), ctx: t.Context()}, objs, bucket
 }
 
+// otherHost is another host's backend on the bucket setupStored made: a
+// root and an empty cache of its own, the same bucket through objs. tune,
+// if any, sets more of its Config.
+func otherHost(t *testing.T, objs *countingObjects, bucket *objstore.Bucket, tune ...func(*Config)) *Backend {
+	t.Helper()
+	cfg := Config{Root: t.TempDir(), Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second,
+		ContentStore: &ship.Remote{Objects: objs, Keys: bucket.Config()}}
+	for _, f := range tune {
+		f(&cfg)
+	}
+	b, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unmountAtEnd(t, b)
+	return b
+}
+
+// writeFiles writes each of files (a path under dir, and its bytes) with
+// perm, making the folders they are in.
+func writeFiles(t *testing.T, dir string, files map[string][]byte, perm os.FileMode) {
+	t.Helper()
+	for name, data := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, perm); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // inBucket lists what snapshot id names that the bucket lacks: its
 // manifest, each small file's content, each large file's chunk list and
 // every chunk on it.
@@ -373,12 +406,7 @@ func TestForkOnAnotherHostFromTheBucket(t *testing.T) {
 	}
 	_, ref := e.take(t)
 
-	other, err := New(Config{Root: t.TempDir(), Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second,
-		ContentStore: &ship.Remote{Objects: objs, Keys: bucket.Config()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	unmountAtEnd(t, other)
+	other := otherHost(t, objs, bucket)
 	g, err := other.ForkSnapshot(e.ctx, ref, providers.BoxIdentity{ID: "bxforkedthere1", Kind: "linux"}, nil)
 	if err != nil {
 		t.Fatalf("fork on the other host: %v", err)

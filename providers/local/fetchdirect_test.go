@@ -30,16 +30,10 @@ func TestForkFromTheBucketWritesWhatItChecked(t *testing.T) {
 		"sub/b.bin":  randomBytes(t, 300<<10),
 		"sub/big.db": randomBytes(t, 6<<20),
 	}
-	if err := os.Mkdir(filepath.Join(e.dir, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	writeFiles(t, e.dir, files, 0o640)
 	mtime := time.Date(2024, 3, 1, 12, 0, 0, 123456789, time.UTC)
-	for name, data := range files {
-		p := filepath.Join(e.dir, name)
-		if err := os.WriteFile(p, data, 0o640); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chtimes(p, mtime, mtime); err != nil {
+	for name := range files {
+		if err := os.Chtimes(filepath.Join(e.dir, name), mtime, mtime); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -49,12 +43,7 @@ func TestForkFromTheBucketWritesWhatItChecked(t *testing.T) {
 	}
 	_, ref := e.take(t)
 
-	other, err := New(Config{Root: t.TempDir(), Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second,
-		ContentStore: &ship.Remote{Objects: objs, Keys: bucket.Config()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	unmountAtEnd(t, other)
+	other := otherHost(t, objs, bucket)
 	// The host's disk spoils each small piece of content just after the
 	// fetch checked it and put it in the cache.
 	fetch := other.Writer.Fetch

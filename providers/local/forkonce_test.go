@@ -6,11 +6,9 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/overlay"
-	"github.com/boxsnap/boxsnap/providers/local/ship"
 )
 
 // TestForkFromTheBucketWritesEachFileOnce: a fork on another host, its
@@ -25,25 +23,9 @@ func TestForkFromTheBucketWritesEachFileOnce(t *testing.T) {
 		"same.txt":  []byte("alpha\n"),
 		"sub/b.bin": randomBytes(t, 300<<10),
 	}
-	if err := os.Mkdir(filepath.Join(e.dir, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(e.dir, name), data, 0o640); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, e.dir, files, 0o640)
 	_, ref := e.take(t)
-	other := func() *Backend {
-		b, err := New(Config{Root: t.TempDir(), Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second,
-			ContentStore: &ship.Remote{Objects: objs, Keys: bucket.Config()}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		unmountAtEnd(t, b)
-		return b
-	}
-	b := other()
+	b := otherHost(t, objs, bucket)
 	g, err := b.ForkSnapshot(e.ctx, ref, providers.BoxIdentity{ID: "bxforkedonce1", Kind: "linux"}, nil)
 	if err != nil {
 		t.Fatalf("fork on the other host: %v", err)
@@ -63,7 +45,7 @@ func TestForkFromTheBucketWritesEachFileOnce(t *testing.T) {
 		}
 	}
 	// A restore onto a third host keeps what it fetched.
-	c := other()
+	c := otherHost(t, objs, bucket)
 	moved, err := c.Acquire(e.ctx, providers.BoxSpec{Box: providers.BoxIdentity{ID: e.g.Ref, Kind: "linux"}})
 	if err != nil {
 		t.Fatal(err)
@@ -96,18 +78,9 @@ func TestASharedForkFromTheBucketLinksWhatItFetched(t *testing.T) {
 	}
 	e, objs, bucket := setupStored(t)
 	files := map[string][]byte{"a.txt": []byte("alpha\n"), "b.bin": randomBytes(t, 300<<10)}
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(e.dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, e.dir, files, 0o644)
 	_, ref := e.take(t)
-	b, err := New(Config{Root: t.TempDir(), Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second, DiskImages: true,
-		ContentStore: &ship.Remote{Objects: objs, Keys: bucket.Config()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	unmountAtEnd(t, b)
+	b := otherHost(t, objs, bucket, func(c *Config) { c.DiskImages = true })
 	g, err := b.ForkSnapshot(e.ctx, ref, providers.BoxIdentity{ID: "bxsharedthere1", Kind: "linux"}, nil)
 	if err != nil {
 		t.Fatalf("fork on the other host: %v", err)

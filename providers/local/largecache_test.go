@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/ship"
@@ -75,12 +74,7 @@ func TestALargeChunkedFileThroughASmallCache(t *testing.T) {
 	want := writeRandom(t, filepath.Join(e.dir, "big.bin"), 29, size)
 	_, ref := e.take(t)
 
-	other, err := New(Config{Root: t.TempDir(), Install: "in-test", NoSync: true, StopTimeout: 2 * time.Second,
-		ContentStore: &ship.Remote{Objects: objs, Keys: bucket.Config()}, ContentCacheBytes: bound})
-	if err != nil {
-		t.Fatal(err)
-	}
-	unmountAtEnd(t, other)
+	other := otherHost(t, objs, bucket, func(c *Config) { c.ContentCacheBytes = bound })
 	there := env{b: other, ctx: e.ctx}
 	there.dir = there.fork(t, ref, "bxlargethere")
 	there.g = other.guestOf("bxlargethere", "linux")

@@ -25,11 +25,11 @@ func TestAnAgentsRestoreWaitsForThePersonsWord(t *testing.T) {
 	th, agent, token := e.Thread(t, "Fix the sign-in flow")
 	b := e.Box(t, agent, "amber-fox")
 	sn := e.AdmitReady(t, agent, "amber-fox", "before the migration")
-	setSwitches(t, e, func(st *snapshots.Settings) { st.AgentsMayRestore = false })
+	e.SetSettings(t, func(st *snapshots.Settings) { st.AgentsMayRestore = false })
 
 	// Only the person answers.
 	_, err := e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
-	ap := asked(t, err, "You asked the person to restore amber-fox to ‘before the migration’ (request ap", "It waits for their word.")
+	ap := coretest.Asked(t, err, "You asked the person to restore amber-fox to ‘before the migration’ (request ap", "It waits for their word.")
 	if _, err := e.Approvals.Approve(ctx, agent, ap.ID); err == nil {
 		t.Fatal("an agent approved its own request")
 	}
@@ -90,7 +90,7 @@ func TestAnAgentsRestoreWaitsForThePersonsWord(t *testing.T) {
 
 	// Declined: nothing is restored, and the next call says so.
 	_, err = e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
-	ap2 := asked(t, err)
+	ap2 := coretest.Asked(t, err)
 	if err := e.Approvals.Decline(ctx, snapshots.Owner(), ap2.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -102,9 +102,9 @@ func TestAnAgentsRestoreWaitsForThePersonsWord(t *testing.T) {
 	}
 
 	// Expired after the setting's minutes: the next call says so.
-	setSwitches(t, e, func(st *snapshots.Settings) { st.ApprovalMinutes = 1 })
+	e.SetSettings(t, func(st *snapshots.Settings) { st.ApprovalMinutes = 1 })
 	_, err = e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "amber-fox", Snapshot: sn.ID, Replace: true})
-	ap3 := asked(t, err)
+	ap3 := coretest.Asked(t, err)
 	if _, err := e.Pool.Exec(ctx, "UPDATE approvals SET expires_at = now() - interval '1 second' WHERE id = $1", ap3.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestAnAgentsRestoreWaitsForThePersonsWord(t *testing.T) {
 	coretest.RefusedWith(t, err, "Request "+ap3.ID+" expired at ")
 
 	// With the switch on again, the agent restores its own box by itself.
-	setSwitches(t, e, func(st *snapshots.Settings) { st.AgentsMayRestore = true })
+	e.SetSettings(t, func(st *snapshots.Settings) { st.AgentsMayRestore = true })
 	if _, err := e.Boxes.SetPresence(ctx, snapshots.Owner(), b.ID, snapshots.Presence{}); err != nil {
 		t.Fatal(err)
 	}
@@ -158,9 +158,9 @@ func TestExecutionMachineRestoreHoldsTurns(t *testing.T) {
 		coretest.RefusedWith(t, err, "Restores of boxes threads run on are off: Fix the sign-in flow and Write the API guide run on dev-desk. Move its threads off it first.")
 	}
 
-	setSwitches(t, e, func(st *snapshots.Settings) { st.ExecutionMachineRestores = true })
+	e.SetSettings(t, func(st *snapshots.Settings) { st.ExecutionMachineRestores = true })
 	_, err := e.Restores.Restore(ctx, agent, snapshots.RestoreRequest{Box: "dev-desk", Snapshot: sn.ID, Replace: true})
-	ap := asked(t, err, "You asked the person to restore dev-desk to ‘before the upgrade’ (request ", "End your turn now: nothing you do on dev-desk after this survives the restore.")
+	ap := coretest.Asked(t, err, "You asked the person to restore dev-desk to ‘before the upgrade’ (request ", "End your turn now: nothing you do on dev-desk after this survives the restore.")
 	held := approvals.HeldWords("dev-desk")
 	for _, c := range []snapshots.Caller{agent, neighbour} {
 		if got := turnHeld(c); got != held {

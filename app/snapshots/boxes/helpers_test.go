@@ -2,9 +2,7 @@ package boxes_test
 
 import (
 	"context"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -36,15 +34,6 @@ func restoreTo(t *testing.T, e *coretest.Env, c snapshots.Caller, box, snap stri
 	return op
 }
 
-func stateOf(t *testing.T, e *coretest.Env, id string) string {
-	t.Helper()
-	sn, _, err := e.Core.Snapshot(context.Background(), snapshots.Owner(), id)
-	if err != nil {
-		return "gone"
-	}
-	return sn.State
-}
-
 // keys is the names of m.
 func keys(m map[string]*snapshots.Snapshot) []string {
 	var out []string
@@ -53,13 +42,3 @@ func keys(m map[string]*snapshots.Snapshot) []string {
 	}
 	return out
 }
-
-// fakeClock is the core's clock in these tests (Options.Now).
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-
-func (c *fakeClock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }

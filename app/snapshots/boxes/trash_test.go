@@ -151,7 +151,7 @@ func TestTrashRestoresBox(t *testing.T) {
 func TestTrashEmptiesAfterWindow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	clk := &fakeClock{t: time.Now()}
+	clk := coretest.NewClock(time.Now())
 	e := coretest.New(t, coretest.Options{Now: clk.Now})
 	b := e.Box(t, snapshots.Owner(), "brisk-lake")
 	dir := e.Local.BoxDir(providers.Guest{Ref: b.GuestRef})
@@ -197,11 +197,11 @@ func TestTrashEmptiesAfterWindow(t *testing.T) {
 		t.Errorf("the released box's folder is still there: %v", err)
 	}
 	for _, id := range []string{plain.ID, *entry.Final} {
-		if got := stateOf(t, e, id); got != "gone" {
+		if got := e.StateOf(id); got != "gone" {
 			t.Errorf("unkept snapshot %s is %s after the window, want gone", id, got)
 		}
 	}
-	if got := stateOf(t, e, kept.ID); got != snapshots.StateReady {
+	if got := e.StateOf(kept.ID); got != snapshots.StateReady {
 		t.Errorf("the kept snapshot is %s after the window, want ready", got)
 	}
 	if list, _ := e.Boxes.Trash(ctx, snapshots.Owner()); len(list) != 0 {

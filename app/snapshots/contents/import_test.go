@@ -49,7 +49,7 @@ func TestImportResumesAfterPublish(t *testing.T) {
 	}
 
 	// The receiving install: its core admits; worker processes run.
-	e, pool, dsn, root := workerCore(t, coretest.Options{})
+	e, pool, dsn, root := coretest.WorkerCore(t, coretest.Options{})
 	marker := filepath.Join(t.TempDir(), "stalled")
 	w := startWorker(t, dsn, root, "after:import", marker)
 	st, err := e.Contents.Stage(ctx, "amber-fox.boxsnap", bytes.NewReader(buf.Bytes()))
@@ -78,8 +78,8 @@ func TestImportResumesAfterPublish(t *testing.T) {
 		t.Fatalf("the staged file went before its import ran: %v", err)
 	}
 
-	waitFile(t, marker, w)
-	w.kill()
+	w.WaitFile(t, marker)
+	w.Kill()
 	cut, err := e.Core.Operation(ctx, snapshots.Owner(), op.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +102,7 @@ func TestImportResumesAfterPublish(t *testing.T) {
 	if rep, err := e.Sweeps.Reconcile(ctx); err != nil || rep.Found+rep.Recorded+rep.Kept != 0 {
 		t.Fatalf("a reconcile during the import recorded its snapshots: %+v %v", rep, err)
 	}
-	waitNoAdvisoryLocks(t, pool)
+	coretest.WaitNoAdvisoryLocks(t, pool)
 
 	startWorker(t, dsn, root, "", "")
 	wctx, cancel := context.WithTimeout(ctx, time.Minute)

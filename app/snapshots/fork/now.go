@@ -64,11 +64,11 @@ func (s *Forks) CheckNow(ctx context.Context, c snapshots.Caller, req NowRequest
 		return err
 	}
 	if !plan.Fork.OK {
-		return refusal(snapshots.CodePlan, planWhy(plan.Fork.Why, b.Name+" cannot be forked"))
+		return refusal(snapshots.CodePlan, PlanWhy(plan.Fork.Why, b.Name+" cannot be forked"))
 	}
 	if !plan.Take.OK {
 		return &snapshots.Refusal{Code: snapshots.CodePlan, TryAgain: plan.Take.TryAgain,
-			Words: planWhy(plan.Take.Why, b.Name+" cannot take the snapshot a fork starts from")}
+			Words: PlanWhy(plan.Take.Why, b.Name+" cannot take the snapshot a fork starts from")}
 	}
 	count := max(req.Count, 1)
 	if err := Room(plan, true, count); err != nil {
@@ -115,8 +115,9 @@ func Room(plan providers.SnapshotPlan, take bool, count int) error {
 	return &snapshots.Refusal{Code: snapshots.CodeRoom, TryAgain: true, Words: forkRoomWords(where, plan.Storage.FreeBytes, need, count, plan.Fork.Shared, plan.Fork.EachBytes != nil)}
 }
 
-// planWhy is a plan's own words, or fallback when it gives none.
-func planWhy(why, fallback string) string {
+// PlanWhy is a plan's own words, or fallback when it gives none, ending
+// in one full stop: a fork's refusal, and the API's check of a fork.
+func PlanWhy(why, fallback string) string {
 	if why = strings.TrimSpace(why); why == "" {
 		why = fallback
 	}

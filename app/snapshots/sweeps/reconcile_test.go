@@ -17,7 +17,7 @@ import (
 // after 7 days, not before.
 func TestReconcileLostAfterTwoListings(t *testing.T) {
 	t.Parallel()
-	clk := &fakeClock{t: time.Now()}
+	clk := coretest.NewClock(time.Now())
 	e := coretest.New(t, coretest.Options{Now: clk.Now})
 	ctx := context.Background()
 	b := e.Box(t, snapshots.Owner(), "amber-fox")
@@ -35,18 +35,18 @@ func TestReconcileLostAfterTwoListings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := stateOf(t, e, gone.ID); got != step.want {
+		if got := e.StateOf(gone.ID); got != step.want {
 			t.Fatalf("listing %d (%+v): %s, want %s", i+1, rep, got, step.want)
 		}
 	}
-	if got := stateOf(t, e, stays.ID); got != snapshots.StateReady {
+	if got := e.StateOf(stays.ID); got != snapshots.StateReady {
 		t.Fatalf("the snapshot still there is %s", got)
 	}
 	clk.Advance(6 * 24 * time.Hour)
 	if _, err := e.Sweeps.Housekeep(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := stateOf(t, e, gone.ID); got != snapshots.StateLost {
+	if got := e.StateOf(gone.ID); got != snapshots.StateLost {
 		t.Fatalf("after 6 days the lost record is %s", got)
 	}
 	clk.Advance(24*time.Hour + time.Minute)
@@ -54,8 +54,8 @@ func TestReconcileLostAfterTwoListings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Lost != 1 || stateOf(t, e, gone.ID) != "gone" || stateOf(t, e, stays.ID) != snapshots.StateReady {
-		t.Fatalf("after 7 days: %+v, lost %s, other %s", rep, stateOf(t, e, gone.ID), stateOf(t, e, stays.ID))
+	if rep.Lost != 1 || e.StateOf(gone.ID) != "gone" || e.StateOf(stays.ID) != snapshots.StateReady {
+		t.Fatalf("after 7 days: %+v, lost %s, other %s", rep, e.StateOf(gone.ID), e.StateOf(stays.ID))
 	}
 }
 
@@ -123,7 +123,7 @@ func TestReconcileRecordsAgain(t *testing.T) {
 // housekeeping forgets it after that, not before.
 func TestHousekeepForgetsOldRetryKeys(t *testing.T) {
 	t.Parallel()
-	clk := &fakeClock{t: time.Now()}
+	clk := coretest.NewClock(time.Now())
 	e := coretest.New(t, coretest.Options{Now: clk.Now})
 	ctx := context.Background()
 	c := snapshots.Owner()

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/dbtest"
@@ -24,50 +23,6 @@ func takeJob(t *testing.T, e *coretest.Env, op *snapshots.Operation) operations.
 		t.Fatal(err)
 	}
 	return args
-}
-
-// opLock is a connection of its own for an operation's session lock.
-type opLock struct {
-	t    *testing.T
-	conn *pgxpool.Conn
-	id   string
-}
-
-func newOpLock(t *testing.T, e *coretest.Env, id string) *opLock {
-	t.Helper()
-	conn, err := e.Pool.Acquire(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(conn.Release)
-	return &opLock{t: t, conn: conn, id: id}
-}
-
-func (l *opLock) take() bool {
-	l.t.Helper()
-	var got bool
-	if err := l.conn.QueryRow(context.Background(), `SELECT pg_try_advisory_lock(hashtextextended($1, 0))`, l.id).Scan(&got); err != nil {
-		l.t.Fatal(err)
-	}
-	return got
-}
-
-func (l *opLock) letGo() {
-	l.t.Helper()
-	var was bool
-	if err := l.conn.QueryRow(context.Background(), `SELECT pg_advisory_unlock(hashtextextended($1, 0))`, l.id).Scan(&was); err != nil || !was {
-		l.t.Fatalf("let go of the lock of %s: %v, %v", l.id, was, err)
-	}
-}
-
-// free says whether nobody holds the lock now.
-func (l *opLock) free() bool {
-	l.t.Helper()
-	if !l.take() {
-		return false
-	}
-	l.letGo()
-	return true
 }
 
 // TestTakeStartsInOneStatement (a take's run starts with its own statement,
@@ -93,7 +48,7 @@ func TestTakeStartsInOneStatement(t *testing.T) {
 	if job.OpKind != snapshots.OpTake {
 		t.Fatalf("the take's job names kind %q, want %q", job.OpKind, snapshots.OpTake)
 	}
-	lock, probe := newOpLock(t, e, op.ID), newOpLock(t, e, op.ID)
+	lock, probe := e.OpLock(t, op.ID), e.OpLock(t, op.ID)
 	read := func() *snapshots.Operation {
 		t.Helper()
 		got, err := e.Core.Engine().ByID(ctx, e.Pool, op.ID)
@@ -104,15 +59,15 @@ func TestTakeStartsInOneStatement(t *testing.T) {
 	}
 	start := func() (string, error) {
 		t.Helper()
-		r, err := e.Store.TakeStart(ctx, lock.conn, op.ID)
+		r, err := e.Store.TakeStart(ctx, lock.Conn, op.ID)
 		if err == nil {
 			if r.Snapshot.ID != sn.ID || r.Box.Name != "start-box" || r.Operation.StartedAt == nil {
 				t.Fatalf("TakeStart answered %s of %s, started %v", r.Snapshot.ID, r.Box.Name, r.Operation.StartedAt)
 			}
-			if probe.free() {
+			if probe.Free() {
 				t.Fatal("TakeStart answered a row and holds no lock")
 			}
-			lock.letGo()
+			lock.LetGo()
 		}
 		return r.Operation.Step, err
 	}
@@ -138,7 +93,7 @@ func TestTakeStartsInOneStatement(t *testing.T) {
 	}
 
 	// Held by another worker: neither started nor stepped.
-	if !lock.take() {
+	if !lock.Take() {
 		t.Fatal("the lock is held already")
 	}
 	if err := e.Core.Engine().Work(ctx, job); err != nil {
@@ -147,7 +102,7 @@ func TestTakeStartsInOneStatement(t *testing.T) {
 	if got := read(); got.StartedAt != nil || got.Step != operations.StepQueued || got.State != snapshots.OpRunning {
 		t.Fatalf("a take another worker holds: started %v at step %q, %s; want it unstarted, queued, running", got.StartedAt, got.Step, got.State)
 	}
-	lock.letGo()
+	lock.LetGo()
 
 	// Not a take, or its snapshot gone: no row, and no lock held.
 	if _, err := e.Pool.Exec(ctx, `UPDATE operations SET kind = 'keep' WHERE id = $1`, op.ID); err != nil {
@@ -156,7 +111,7 @@ func TestTakeStartsInOneStatement(t *testing.T) {
 	if _, err := start(); !errors.Is(err, pgx.ErrNoRows) {
 		t.Fatalf("TakeStart of another kind of operation: %v, want no row", err)
 	}
-	if !probe.free() {
+	if !probe.Free() {
 		t.Fatal("TakeStart kept the lock of an operation it answered no row for")
 	}
 	if _, err := e.Pool.Exec(ctx, `UPDATE operations SET kind = 'take' WHERE id = $1`, op.ID); err != nil {
@@ -175,14 +130,14 @@ func TestTakeStartsInOneStatement(t *testing.T) {
 	if res, err := e.Take.Kinds().Take.Result(done); err != nil || res.Snapshot != sn.ID || res.Name != "first" || res.Count != 1 {
 		t.Fatalf("the take's answer: %+v (%v)", res, err)
 	}
-	if !probe.free() {
+	if !probe.Free() {
 		t.Fatal("the lock is held after the take's run")
 	}
 	// Ended: its start answers no row and holds nothing.
 	if _, err := start(); !errors.Is(err, pgx.ErrNoRows) {
 		t.Fatalf("TakeStart of an ended take: %v, want no row", err)
 	}
-	if !probe.free() {
+	if !probe.Free() {
 		t.Fatal("TakeStart kept the lock of an ended take")
 	}
 }
@@ -263,7 +218,7 @@ func TestTakeStartReadsWhatTheWorkerBeforeCommitted(t *testing.T) {
 	if err := e.Pool.QueryRow(ctx, `SELECT state FROM snapshots WHERE id = $1`, sn2.ID).Scan(&state); err != nil || state != snapshots.StateTaking {
 		t.Fatalf("its snapshot is %q (%v), want it left taking", state, err)
 	}
-	if !newOpLock(t, e, second.ID).free() {
+	if !e.OpLock(t, second.ID).Free() {
 		t.Fatal("the start kept the lock of a take that had ended")
 	}
 }
