@@ -38,6 +38,9 @@ const resticPass = "bench-only" // a throwaway repository's password
 // is the longest step of a run.
 var withRclone = true
 
+// withImages gives each box a disk image of its own (-images).
+var withImages bool
+
 // logger is the backends' log: none, or every phase with -v.
 var logger = slog.New(slog.DiscardHandler)
 
@@ -47,6 +50,7 @@ func main() {
 	runs := flag.Int("runs", 1, "runs; each figure is the median")
 	verbose := flag.Bool("v", false, "log each take's and shipping's phases")
 	flag.BoolVar(&withRclone, "rclone", true, "run rclone sync beside (false: only boxsnap and restic)")
+	flag.BoolVar(&withImages, "images", false, "give each box a disk image of its own, as boxsnap does by default as root (the restore then copies from the cache)")
 	flag.StringVar(&profileDir, "cpuprofile", "", "write a CPU profile of each fork and restore onto another host into this folder")
 	flag.Parse()
 	if *verbose {
@@ -139,6 +143,7 @@ func setUp(work, src string) (*env, error) {
 	if err != nil {
 		return nil, err
 	}
+	srv.DiskImages = withImages
 	return &env{work: work, tree: src, servers: srv, srv: srv.S3, pool: srv.Pool}, nil
 }
 
