@@ -38,6 +38,10 @@ type Servers struct {
 	Keys objstore.Config
 	// Objects is Bucket, opened once for the benchmark's own sweeps.
 	Objects *objstore.Bucket
+	// DiskImages gives each backend's new boxes a disk image of their own
+	// (local.Config.DiskImages, the default as root), so a restore or a
+	// fork writes into a file system other than the data folder's.
+	DiskImages bool
 }
 
 // Start empties work, then starts versitygw (with Bucket and the buckets
@@ -92,13 +96,14 @@ func (s *Servers) start(ctx context.Context, others []string) error {
 
 // Backend is a local backend as host name, its data folder under Work,
 // shipping to Bucket through a client of its own, as a host of its own
-// would. It syncs nothing (Config.NoSync), as the other benchmarks.
+// would. It syncs nothing (Config.NoSync), as the other benchmarks, and
+// gives boxes disk images of their own only with DiskImages.
 func (s *Servers) Backend(name string, logger *slog.Logger) (*local.Backend, error) {
 	bucket, err := objstore.Open(s.Keys)
 	if err != nil {
 		return nil, err
 	}
-	return local.New(local.Config{Root: filepath.Join(s.Work, name), Install: "bench", NoSync: true,
+	return local.New(local.Config{Root: filepath.Join(s.Work, name), Install: "bench", NoSync: true, DiskImages: s.DiskImages,
 		ContentStore: &ship.Remote{Objects: bucket, Keys: s.Keys, Ledger: s.Ledger},
 		Logger:       logger})
 }

@@ -38,6 +38,9 @@ const resticPass = "bench-only" // a throwaway repository's password
 // is the longest step of a run.
 var withRclone = true
 
+// withImages gives each box a disk image of its own (-images).
+var withImages bool
+
 // logger is the backends' log: none, or every phase with -v.
 var logger = slog.New(slog.DiscardHandler)
 
@@ -47,6 +50,8 @@ func main() {
 	runs := flag.Int("runs", 1, "runs; each figure is the median")
 	verbose := flag.Bool("v", false, "log each take's and shipping's phases")
 	flag.BoolVar(&withRclone, "rclone", true, "run rclone sync beside (false: only boxsnap and restic)")
+	flag.BoolVar(&withImages, "images", false, "give each box a disk image of its own, as boxsnap does by default as root (the restore then copies from the cache)")
+	flag.StringVar(&profileDir, "cpuprofile", "", "write a CPU profile of each fork and restore onto another host into this folder")
 	flag.Parse()
 	if *verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -59,6 +64,12 @@ func main() {
 type figures map[string][]float64
 
 func (f figures) add(k string, d time.Duration) {
+	f[k] = append(f[k], d.Seconds())
+	fmt.Printf("  (%s: %.2f s)\n", k, d.Seconds())
+}
+
+// addCPU records a CPU time, printed beside the wall time before it.
+func (f figures) addCPU(k string, d time.Duration) {
 	f[k] = append(f[k], d.Seconds())
 	fmt.Printf("  (%s: %.2f s)\n", k, d.Seconds())
 }
@@ -93,6 +104,7 @@ func run(work, src string, runs int) error {
 			return err
 		}
 		e.run = i
+		fmt.Printf("run %d, load %s\n", i+1, loadAvg())
 		files, bytes, err = e.once(f)
 		if err != nil {
 			if out, rerr := os.ReadFile(e.srv.Log); rerr == nil {
@@ -104,6 +116,7 @@ func run(work, src string, runs int) error {
 			return fmt.Errorf("run %d: %w", i+1, err)
 		}
 	}
+	fmt.Printf("load at the end: %s\n", loadAvg())
 	fmt.Printf("tree: a copy of %s, %d files, %.0f MB; versitygw on loopback; %d run(s), medians\n", src, files, float64(bytes)/1e6, runs)
 	for _, k := range []string{"boxsnap first take", "restic first backup", "rclone first sync",
 		"boxsnap take after 1% churn", "restic backup after 1% churn", "rclone sync after 1% churn",
@@ -115,6 +128,13 @@ func run(work, src string, runs int) error {
 		f.median("rclone sync after 1% churn")/f.median("boxsnap take after 1% churn"))
 	fmt.Printf("onto another host: restic restore / boxsnap fork = %.2fx, restic restore / boxsnap restore = %.2fx\n",
 		f.median("restic restore")/f.median("boxsnap fork on another host"), f.median("restic restore")/f.median("boxsnap restore on another host"))
+	fmt.Println("CPU time onto another host (its own; versitygw's serving it), medians:")
+	for _, k := range []string{"boxsnap fork on another host", "boxsnap restore on another host", "restic restore"} {
+		fmt.Printf("  %-32s %8.2f s; versitygw %.2f s\n", k, f.median(k+" cpu"), f.median(k+" server cpu"))
+	}
+	fmt.Printf("CPU onto another host, own and versitygw's: restic restore / boxsnap restore = %.2fx\n",
+		(f.median("restic restore cpu")+f.median("restic restore server cpu"))/
+			(f.median("boxsnap restore on another host cpu")+f.median("boxsnap restore on another host server cpu")))
 	return nil
 }
 
@@ -123,6 +143,7 @@ func setUp(work, src string) (*env, error) {
 	if err != nil {
 		return nil, err
 	}
+	srv.DiskImages = withImages
 	return &env{work: work, tree: src, servers: srv, srv: srv.S3, pool: srv.Pool}, nil
 }
 
@@ -206,30 +227,45 @@ func (e *env) restores(f figures, a *local.Backend, g providers.Guest) error {
 	if err != nil {
 		return fmt.Errorf("the box on a third host: %w", err)
 	}
+	// Each step's CPU time is counted beside its wall time: boxsnap's
+	// own (this process's), restic's (its process's) and versitygw's,
+	// which serves both.
+	timed := func(key string, own func() time.Duration, fn func() error) error {
+		start, cpu, srv := time.Now(), own(), cpuOf(e.srv.Pid())
+		if err := fn(); err != nil {
+			return err
+		}
+		f.add(key, time.Since(start))
+		f.addCPU(key+" cpu", own()-cpu)
+		f.addCPU(key+" server cpu", cpuOf(e.srv.Pid())-srv)
+		return nil
+	}
+	var resticCPU time.Duration
 	steps := []func() error{
 		func() error {
-			start := time.Now()
-			if _, err := other.ForkSnapshot(ctx, last, providers.BoxIdentity{ID: "forked", Kind: "linux"}, nil); err != nil {
-				return fmt.Errorf("fork on the other host: %w", err)
-			}
-			f.add("boxsnap fork on another host", time.Since(start))
-			return nil
+			return timed("boxsnap fork on another host", selfCPU, func() error {
+				return profiled(fmt.Sprintf("fork-%d.pprof", e.run+1), func() error {
+					if _, err := other.ForkSnapshot(ctx, last, providers.BoxIdentity{ID: "forked", Kind: "linux"}, nil); err != nil {
+						return fmt.Errorf("fork on the other host: %w", err)
+					}
+					return nil
+				})
+			})
 		},
 		func() error {
-			start := time.Now()
-			if _, err := third.RestoreSnapshot(ctx, moved, last, providers.StepRollback, nil); err != nil {
-				return fmt.Errorf("restore on the third host: %w", err)
-			}
-			f.add("boxsnap restore on another host", time.Since(start))
-			return nil
+			return timed("boxsnap restore on another host", selfCPU, func() error {
+				return profiled(fmt.Sprintf("restore-%d.pprof", e.run+1), func() error {
+					if _, err := third.RestoreSnapshot(ctx, moved, last, providers.StepRollback, nil); err != nil {
+						return fmt.Errorf("restore on the third host: %w", err)
+					}
+					return nil
+				})
+			})
 		},
 		func() error {
-			start := time.Now()
-			if err := e.restic("restore", "latest", "--target", filepath.Join(e.work, "restic-restore")); err != nil {
-				return err
-			}
-			f.add("restic restore", time.Since(start))
-			return nil
+			return timed("restic restore", func() time.Duration { return resticCPU }, func() error {
+				return e.resticTimed(&resticCPU, "restore", "latest", "--target", filepath.Join(e.work, "restic-restore"))
+			})
 		},
 	}
 	// Each run starts with another of the three: the first to read the
@@ -274,10 +310,20 @@ func (e *env) others(f figures, dir, resticKey, rcloneKey string) error {
 }
 
 func (e *env) restic(args ...string) error {
+	return e.resticTimed(nil, args...)
+}
+
+// resticTimed runs restic, adding the CPU time it spent to cpu (when not
+// nil).
+func (e *env) resticTimed(cpu *time.Duration, args ...string) error {
 	cmd := exec.Command("restic", args...)
 	cmd.Env = append(plainEnv(), "RESTIC_REPOSITORY=s3:"+e.srv.Endpoint+"/restic", "RESTIC_PASSWORD="+resticPass,
 		"AWS_ACCESS_KEY_ID="+e.srv.AccessKey, "AWS_SECRET_ACCESS_KEY="+e.srv.SecretKey, "RESTIC_CACHE_DIR="+filepath.Join(e.work, "restic-cache"))
-	if out, err := cmd.CombinedOutput(); err != nil {
+	out, err := cmd.CombinedOutput()
+	if cpu != nil && cmd.ProcessState != nil {
+		*cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	if err != nil {
 		return fmt.Errorf("restic %s: %v: %s", args[0], err, lastBytes(out))
 	}
 	return nil

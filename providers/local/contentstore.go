@@ -13,7 +13,8 @@ import (
 // restore's or fork's writes, a browse's reads, the held list (a shipped
 // snapshot's content may have left this host), and deletes its unnaming.
 func useContentStore(b *Backend, cfg Config) {
-	b.shipper = &ship.Shipper{Store: b.Store, Remote: cfg.ContentStore, Log: b.log, Workers: b.workers, CacheBytes: cfg.ContentCacheBytes}
+	b.shipper = &ship.Shipper{Store: b.Store, Remote: cfg.ContentStore, Log: b.log, Workers: b.workers, CacheBytes: cfg.ContentCacheBytes,
+		NoteChecked: b.Copier.NoteChecked}
 	b.Shipping = &Shipping{st: b.Store, shipper: b.shipper, log: b.log}
 	if cfg.ContentStore == nil {
 		return

@@ -154,6 +154,7 @@ var pathCallsAllowed = map[string]string{
 	"apply/restore.go (*Writer).CopyTree":             "makes the new box's folder itself, by boxsnap's path to it",
 	"store/usable.go (*Store).LoadUsable":             "the store's snapshot folder",
 	"apply/restore.go (*Writer).openContent":          "the store's content",
+	"apply/restore.go (*Writer).checkContent":         "the store's content",
 	"apply/staged.go (*Writer).newStaging":            "the store's tmp folder, and a staging folder made in it",
 	"apply/staged.go (*staging).close":                "a staging folder in the store's tmp folder",
 	"store/opencontent.go (*Store).OpenContent":       "the store's content",

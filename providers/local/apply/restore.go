@@ -264,8 +264,11 @@ func (b *Writer) filesToWrite(ctx context.Context, t *confined.Beneath, m *store
 // checkContent checks every piece of content to write against its hash and
 // size, before anything changes: what this host lacks is fetched (into
 // stage, when there is one, as it comes), each piece checked as it comes;
-// what it holds is read and hashed. Damaged content marks the snapshot
-// damaged and refuses the restore, nothing changed.
+// what it holds is read and hashed, but for an object whose stat is
+// unmoved since this process wrote it from bytes it checked (the fetch
+// just now, or a take: Checked), as any write to it would have moved its
+// change time. Damaged content marks the snapshot damaged and refuses the
+// restore, nothing changed.
 func (b *Writer) checkContent(ctx context.Context, m *store.Manifest, writes []*store.Entry, stage *staging, keep bool) error {
 	need := make(map[string]int64)
 	for _, e := range writes {
@@ -284,6 +287,11 @@ func (b *Writer) checkContent(ctx context.Context, m *store.Manifest, writes []*
 	}
 	err := b.Parallel(ctx, len(hashes), func(i int) error {
 		h := hashes[i]
+		var st unix.Stat_t
+		if unix.Lstat(b.ContentPath(h), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG &&
+			st.Size == need[h] && b.Checked(h, &st) {
+			return nil
+		}
 		got, n, err := b.HashPath(b.ContentPath(h))
 		if err != nil {
 			return fmt.Errorf("%w: content %s is unreadable (%v)", store.ErrDamaged, h[:12], err)

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/boxsnap/boxsnap/providers/local/objstore"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
@@ -134,7 +136,7 @@ func ranges(pack string, size int64, items []item) []unit {
 // fetchUnit makes u's request and hands each object it holds, checked
 // against its hash, to its destinations.
 func (s *Shipper) fetchUnit(ctx context.Context, u unit, sink Sink) error {
-	sp := &splitter{u: u, pos: u.start, keys: s.Remote.Keys, tmpDir: s.Path(store.DirTmp), sink: sink}
+	sp := &splitter{u: u, pos: u.start, keys: s.Remote.Keys, tmpDir: s.Path(store.DirTmp), sink: sink, note: s.NoteChecked}
 	var err error
 	if rg, ok := s.Remote.Objects.(objstore.RangeGetter); ok && !u.whole {
 		err = rg.GetRange(ctx, u.key, u.start, u.end-u.start, sp)
@@ -161,6 +163,8 @@ type splitter struct {
 	tmpDir string
 	// sink is handed each whole content checked (FetchTo); nil: none.
 	sink Sink
+	// note is told the stat of each content file written (Shipper.NoteChecked).
+	note func(hash string, st *unix.Stat_t)
 	pos  int64
 	next int
 	buf  []byte
@@ -184,7 +188,7 @@ func (sp *splitter) Write(p []byte) (int, error) {
 		if int64(len(sp.buf)) < it.w.n {
 			continue
 		}
-		if err := it.w.deliver(sp.keys, sp.tmpDir, sp.buf, sp.sink); err != nil {
+		if err := it.w.deliver(sp.keys, sp.tmpDir, sp.buf, sp.sink, sp.note); err != nil {
 			return 0, err
 		}
 		sp.buf, sp.pos, sp.next = sp.buf[:0], it.off+it.w.n, sp.next+1
@@ -193,9 +197,10 @@ func (sp *splitter) Write(p []byte) (int, error) {
 }
 
 // deliver checks b against the object's hash, then writes it where it
-// goes: a small content file whole, read-only (when its dest names one),
-// or its place in a large one; a small content file is handed to sink too.
-func (w *wanted) deliver(keys objstore.Config, tmpDir string, b []byte, sink Sink) error {
+// goes: a small content file whole, read-only (when its dest names one;
+// note, when set, is told its stat), or its place in a large one; a
+// small content file is handed to sink too.
+func (w *wanted) deliver(keys objstore.Config, tmpDir string, b []byte, sink Sink, note func(string, *unix.Stat_t)) error {
 	sum := sha256.Sum256(b)
 	if hex.EncodeToString(sum[:]) != w.sum {
 		return objstore.Corrupt(keys, w.key)
@@ -208,7 +213,7 @@ func (w *wanted) deliver(keys objstore.Config, tmpDir string, b []byte, sink Sin
 			continue
 		}
 		if d.content != "" {
-			if err := d.write(tmpDir, b); err != nil {
+			if err := d.write(tmpDir, w.sum, b, note); err != nil {
 				return err
 			}
 		}
@@ -221,12 +226,13 @@ func (w *wanted) deliver(keys objstore.Config, tmpDir string, b []byte, sink Sin
 	return nil
 }
 
-// write puts b, checked, in the host's content as file d.content, through
-// a file in tmpDir (where the cache's eviction never looks): an unnamed
-// one where the file system makes them, else a named one renamed.
-func (d dest) write(tmpDir string, b []byte) error {
+// write puts b, checked against hash, in the host's content as file
+// d.content, through a file in tmpDir (where the cache's eviction never
+// looks): an unnamed one where the file system makes them, else a named
+// one renamed. note, when set, is told the stat of the file it named.
+func (d dest) write(tmpDir, hash string, b []byte, note func(string, *unix.Stat_t)) error {
 	path := d.content
-	if done, err := writeUnnamed(tmpDir, path, b); done {
+	if done, err := writeUnnamed(tmpDir, path, b, hash, note); done {
 		return err
 	}
 	f, err := os.CreateTemp(tmpDir, "fetch-")
@@ -238,11 +244,16 @@ func (d dest) write(tmpDir string, b []byte) error {
 	if err == nil {
 		err = f.Chmod(0o444)
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err == nil {
 		err = os.Rename(tmp, path)
+	}
+	if err == nil {
+		// Stat'ed by its own descriptor once named: a rename moves a
+		// file's change time.
+		noteOpen(f, hash, note)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
 	if err != nil {
 		_ = os.Remove(tmp)
@@ -335,7 +346,7 @@ func (s *Shipper) fetchMissing(ctx context.Context, missing []string, need map[s
 	// pack with the object after it).
 	for k, w := range wants {
 		if w.n == 0 {
-			if err := w.deliver(s.Remote.Keys, s.Path(store.DirTmp), nil, sink); err != nil {
+			if err := w.deliver(s.Remote.Keys, s.Path(store.DirTmp), nil, sink, s.NoteChecked); err != nil {
 				return err
 			}
 			delete(wants, k)
@@ -382,6 +393,7 @@ func (s *Shipper) joinLarge(l *large) error {
 	if err := os.Rename(l.f.Name(), s.ContentPath(l.h)); err != nil {
 		return err
 	}
+	noteOpen(l.f, l.h, s.NoteChecked)
 	if err := os.MkdirAll(s.Path(DirLists), 0o700); err == nil {
 		_ = store.WriteFileAtomic(s.Path(DirLists, l.h), l.list, 0o600)
 	}

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/boxsnap/boxsnap/providers/local/objstore"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
@@ -71,6 +73,12 @@ type Shipper struct {
 	// CacheBytes bounds the content kept on this host (Evict); 0 keeps
 	// it all.
 	CacheBytes int64
+	// NoteChecked, when set, is told the stat of each content file a
+	// fetch wrote into the host's content from bytes it checked against
+	// their hash (content.Copier.NoteChecked), so a restore or a shared
+	// tree that reads it next need not hash it again while its stat is
+	// unmoved.
+	NoteChecked func(hash string, st *unix.Stat_t)
 	// named remembers the keys of the snapshots this process named last,
 	// so the next take of a box need not list its base's again.
 	named keyLists

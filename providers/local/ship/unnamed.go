@@ -16,9 +16,10 @@ var noUnnamed atomic.Bool
 // writeUnnamed puts b in the host's content as file path through an
 // unnamed file in tmpDir, read-only from the start, given its one name
 // once whole: one link, no chmod and no rename a piece, and nothing left
-// behind when a fetch stops half way. It answers done false, having
-// written nothing, where the file system makes no unnamed file.
-func writeUnnamed(tmpDir, path string, b []byte) (done bool, err error) {
+// behind when a fetch stops half way; note (when set) is told its stat
+// once named. It answers done false, having written nothing, where the
+// file system makes no unnamed file.
+func writeUnnamed(tmpDir, path string, b []byte, hash string, note func(string, *unix.Stat_t)) (done bool, err error) {
 	if noUnnamed.Load() {
 		return false, nil
 	}
@@ -39,5 +40,20 @@ func writeUnnamed(tmpDir, path string, b []byte) (done bool, err error) {
 	if errors.Is(err, unix.EEXIST) {
 		return true, nil // the same content, named meanwhile by another
 	}
+	if err == nil {
+		noteOpen(f, hash, note) // its link moved its change time
+	}
 	return true, err
+}
+
+// noteOpen tells note (when set) the stat of the open content file f,
+// named hash once its bytes, checked, were written.
+func noteOpen(f *os.File, hash string, note func(string, *unix.Stat_t)) {
+	if note == nil {
+		return
+	}
+	var st unix.Stat_t
+	if unix.Fstat(int(f.Fd()), &st) == nil {
+		note(hash, &st)
+	}
 }

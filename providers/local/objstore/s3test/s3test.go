@@ -159,6 +159,15 @@ func startServer(bin, dir string, tlsFiles *tlsFiles) (*Server, error) {
 	}
 }
 
+// Pid is the server's process ID (0 when it is not running), so a
+// benchmark can read the CPU time it spent serving.
+func (s *Server) Pid() int {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
+}
+
 // Stop stops the server (SIGTERM, then SIGKILL).
 func (s *Server) Stop() {
 	if s.cmd == nil || s.cmd.Process == nil {
