@@ -36,7 +36,8 @@ func main() {
 	mode := flag.String("mode", "many", "many: one take and n forks; single: n takes, each with its fork")
 	phases := flag.Bool("phases", false, "print each take's and fork's time on standard error")
 	before := flag.Bool("snapshotted", false, "the source box holds a snapshot of the tree before the clock starts, as an agent's box does")
-	prof := flag.String("cpuprofile", "", "write a CPU profile of the timed part to this file")
+	prof := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	debug := flag.Bool("debug", false, "log the backend's debug lines (each take's and shared tree's steps) on standard error")
 	flag.Parse()
 	if *prof != "" {
 		f, err := os.Create(*prof)
@@ -49,6 +50,9 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	slog.SetLogLoggerLevel(slog.LevelWarn) // the backend's info lines are not the figures
+	if *debug {
+		slog.SetLogLoggerLevel(slog.LevelDebug)
+	}
 	if *tree == "" {
 		log.Fatal("-tree is needed")
 	}

@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"time"
 
 	"github.com/boxsnap/boxsnap/providers/local/overlay"
 	"github.com/boxsnap/boxsnap/providers/local/store"
@@ -18,6 +19,7 @@ func writeTree(ctx context.Context, b *Backend, dir string, m *store.Manifest) e
 	if err := b.FetchAll(ctx, m); err != nil {
 		return err
 	}
+	start := time.Now()
 	links := &overlay.Links{Store: b.Store, Hash: b.HashFile, Parallel: b.Parallel, Checked: b.Checked, NoteChecked: b.NoteChecked}
 	link, rest := links.Split(dir, m)
 	if len(link) > 0 {
@@ -26,7 +28,10 @@ func writeTree(ctx context.Context, b *Backend, dir string, m *store.Manifest) e
 		if _, err := b.Apply(ctx, dir, &part, nil, nil); err != nil {
 			return err
 		}
+		made := time.Now()
 		failed, err := links.Link(ctx, dir, link, m)
+		b.log.Debug("local backend: wrote a shared tree", "snapshot", m.ID, "entries", len(m.Entries), "links", len(link),
+			"rest", made.Sub(start), "link", time.Since(made))
 		if err != nil || failed == 0 {
 			return err
 		}

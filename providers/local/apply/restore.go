@@ -142,7 +142,7 @@ func (b *Writer) apply(ctx context.Context, dir string, m *store.Manifest, known
 	}
 	res.Removed = len(removed)
 	relinked := forgetRemoved(cur, removed, writes)
-	made, err := makeNonFiles(t, ents, cur, touched, root)
+	made, err := b.makeNonFiles(ctx, t, ents, cur, touched, root)
 	if err != nil {
 		return res, err
 	}
@@ -159,7 +159,7 @@ func (b *Writer) apply(ctx context.Context, dir string, m *store.Manifest, known
 	if err != nil {
 		return res, err
 	}
-	if err := putFolderDetails(t, ents, cur, touched, root); err != nil {
+	if err := b.putFolderDetails(ctx, t, ents, cur, touched, root); err != nil {
 		return res, err
 	}
 	b.Log.Debug("local backend: applied a snapshot", "snapshot", m.ID, "files", len(writes),
@@ -352,56 +352,6 @@ func forgetRemoved(cur map[string]current, removed map[string]bool, writes []*st
 	return relinked
 }
 
-// makeNonFiles makes, in ents' order, the folders, links and fifos the
-// folder lacks, puts back the details of links and fifos, and marks touched
-// each folder it made something in. It gives how many links it wrote.
-func makeNonFiles(t *confined.Beneath, ents []store.Entry, cur map[string]current, touched map[string]bool, root bool) (int, error) {
-	written := 0
-	for i := range ents {
-		e := &ents[i]
-		switch e.Type {
-		case store.TypeDir:
-			if _, ok := cur[e.Path]; !ok {
-				if err := t.Mkdir(e.Path, 0o700); err != nil {
-					return written, fmt.Errorf("make folder %s: %w", e.Path, err)
-				}
-				touched[journal.FolderOf(e.Path)] = true
-			}
-		case store.TypeLink:
-			if _, ok := cur[e.Path]; ok {
-				if target, err := t.Readlink(e.Path); err == nil && target == e.Target {
-					if err := setMeta(t, e, root); err != nil {
-						return written, err
-					}
-					continue
-				}
-				if err := t.Remove(e.Path); err != nil {
-					return written, fmt.Errorf("remove link %s: %w", e.Path, err)
-				}
-			}
-			if err := t.Symlink(e.Target, e.Path); err != nil {
-				return written, fmt.Errorf("make link %s: %w", e.Path, err)
-			}
-			touched[journal.FolderOf(e.Path)] = true
-			if err := setMeta(t, e, root); err != nil {
-				return written, err
-			}
-			written++
-		case store.TypeFIFO:
-			if _, ok := cur[e.Path]; !ok {
-				if err := t.Mkfifo(e.Path, fs.FileMode(e.Mode&0o777)); err != nil {
-					return written, fmt.Errorf("make fifo %s: %w", e.Path, err)
-				}
-				touched[journal.FolderOf(e.Path)] = true
-			}
-			if err := setMeta(t, e, root); err != nil {
-				return written, err
-			}
-		}
-	}
-	return written, nil
-}
-
 // writeFiles writes the content and details of writes, in parallel, and
 // puts the stat each is left with in keys: the files stage holds are
 // renamed into place, a folder at a time, and any other is copied from
@@ -458,30 +408,6 @@ func putFileDetails(t *confined.Beneath, metas []*store.Entry, cur map[string]cu
 		}
 	}
 	return changedN, nil
-}
-
-// putFolderDetails puts back the folders' details, last and deepest first,
-// as writing inside one changes its times; a folder as the snapshot has it,
-// with nothing written in it, is left alone.
-func putFolderDetails(t *confined.Beneath, ents []store.Entry, cur map[string]current, touched map[string]bool, root bool) error {
-	var dirs []*store.Entry
-	for i := range ents {
-		if ents[i].Type == store.TypeDir {
-			dirs = append(dirs, &ents[i])
-		}
-	}
-	sort.SliceStable(dirs, func(i, j int) bool { return store.Depth(dirs[i].Path) > store.Depth(dirs[j].Path) })
-	for _, e := range dirs {
-		if c, ok := cur[e.Path]; ok && !touched[e.Path] && typeOfMode(c.mode) == store.TypeDir &&
-			store.FileModeOf(c.st.Mode) == e.FileMode() && c.st.Mtim.Nano() == e.MTime &&
-			(!root || (c.st.Uid == e.UID && c.st.Gid == e.GID)) {
-			continue // as the snapshot has it, and nothing written in it
-		}
-		if err := setMeta(t, e, root); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func typeOfMode(m fs.FileMode) string {
@@ -569,17 +495,23 @@ func (b *Writer) writeFile(t *confined.Beneath, rel string, open func() (*os.Fil
 // process's to change, so a link put where a folder was must never lead a
 // chmod or a chown out to the host's files.
 func setMeta(t *confined.Beneath, e *store.Entry, root bool) error {
+	return setMetaAt(t, e.Path, e, root)
+}
+
+// setMetaAt is setMeta of e at rel beneath t: e.Path's name in its
+// folder, opened as t.
+func setMetaAt(t *confined.Beneath, rel string, e *store.Entry, root bool) error {
 	if root {
-		if err := t.Lchown(e.Path, int(e.UID), int(e.GID)); err != nil {
+		if err := t.Lchown(rel, int(e.UID), int(e.GID)); err != nil {
 			return fmt.Errorf("set the owner of %s: %w", e.Path, err)
 		}
 	}
 	if e.Type != store.TypeLink {
-		if err := t.Chmod(e.Path, e.FileMode()); err != nil {
+		if err := t.Chmod(rel, e.FileMode()); err != nil {
 			return fmt.Errorf("set the mode of %s: %w", e.Path, err)
 		}
 	}
-	if err := t.Lutimes(e.Path, e.ATime, e.MTime); err != nil {
+	if err := t.Lutimes(rel, e.ATime, e.MTime); err != nil {
 		return fmt.Errorf("set the times of %s: %w", e.Path, err)
 	}
 	return nil

@@ -353,7 +353,10 @@ func (b *Capturer) copyOnce(root *confined.Beneath, e *store.Entry, want *confin
 			_ = os.Remove(tmpName)
 		}
 	}()
-	if err := b.CopyData(tmp, src); err != nil {
+	// Hashed as it is copied: a copy between a box's own file system and
+	// the store's reads each byte once.
+	hash, n, err := b.CopyHashed(tmp, src, &before)
+	if err != nil {
 		return "", false, err
 	}
 	if b.Hooks.AfterCopy != nil {
@@ -373,10 +376,6 @@ func (b *Capturer) copyOnce(root *confined.Beneath, e *store.Entry, want *confin
 	if err := root.Lstat(e.Path, &now); err != nil {
 		return "", false, errVanished
 	}
-	hash, n, err := b.HashFile(tmp)
-	if err != nil {
-		return "", false, err
-	}
 	if n != before.Size {
 		return "", false, errChanged
 	}
@@ -389,12 +388,10 @@ func (b *Capturer) copyOnce(root *confined.Beneath, e *store.Entry, want *confin
 	e.Mode = uint32(store.FileModeOf(before.Mode))
 	e.UID, e.GID = before.Uid, before.Gid
 	dst := b.ContentPath(hash)
-	if _, err := os.Lstat(dst); err == nil {
-		return hash, false, nil
-	}
 	if tmpName == "" {
 		// An unnamed file (O_TMPFILE) gets its one name: no rename, and
-		// nothing left behind if the take stops before.
+		// nothing left behind if the take stops before. Content the store
+		// holds already is the link's EEXIST.
 		err := unix.Linkat(unix.AT_FDCWD, fmt.Sprintf("/proc/self/fd/%d", tmp.Fd()), unix.AT_FDCWD, dst, unix.AT_SYMLINK_FOLLOW)
 		if errors.Is(err, unix.EEXIST) {
 			return hash, false, nil
@@ -404,6 +401,9 @@ func (b *Capturer) copyOnce(root *confined.Beneath, e *store.Entry, want *confin
 		}
 		b.noteWritten(hash, tmp)
 		return hash, true, nil
+	}
+	if _, err := os.Lstat(dst); err == nil {
+		return hash, false, nil
 	}
 	if err := tmp.Chmod(0o444); err != nil {
 		return "", false, err

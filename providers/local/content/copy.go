@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"sync"
@@ -36,20 +37,6 @@ type refusals struct {
 	rng   atomic.Bool // copy_file_range: plain reads and writes
 }
 
-// refusalsOf answers what was refused between dst's and src's file
-// systems, and src's stat.
-func (b *Copier) refusalsOf(dst, src *os.File, ss *unix.Stat_t) (*refusals, error) {
-	var ds unix.Stat_t
-	if err := unix.Fstat(int(dst.Fd()), &ds); err != nil {
-		return nil, err
-	}
-	if err := unix.Fstat(int(src.Fd()), ss); err != nil {
-		return nil, err
-	}
-	r, _ := b.refused.LoadOrStore(devPair{dst: ds.Dev, src: ss.Dev}, &refusals{})
-	return r.(*refusals), nil
-}
-
 // NewCopier is a Copier that has found no content yet.
 func NewCopier() *Copier {
 	c := &Copier{}
@@ -73,19 +60,63 @@ const hashBufSize = 1 << 20
 // costs a few KiB in the copy, not 3 GiB.
 func (b *Copier) CopyData(dst, src *os.File) error {
 	var st unix.Stat_t
-	way, err := b.refusalsOf(dst, src, &st)
-	if err != nil {
+	if err := unix.Fstat(int(src.Fd()), &st); err != nil {
 		return err
 	}
-	if !way.clone.Load() {
-		err := unix.IoctlFileClone(int(dst.Fd()), int(src.Fd()))
+	c := copying{Copier: b, dst: dst, src: src}
+	return c.copy(&st)
+}
+
+// CopyHashed copies all of src, stat'ed as st, into dst as CopyData does,
+// and answers the SHA-256 of what it copied and how many bytes that was
+// (src's size, unless src shrank while it was read). Where the bytes pass
+// through boxsnap (the plain copy, as between a box's own file system and
+// the store's), each is read once and hashed as it is written; where the
+// kernel copied them (a reflink, copy_file_range), dst is read and hashed
+// after.
+func (b *Copier) CopyHashed(dst, src *os.File, st *unix.Stat_t) (string, int64, error) {
+	c := copying{Copier: b, dst: dst, src: src, h: sha256.New()}
+	if err := c.copy(st); err != nil {
+		return "", 0, err
+	}
+	if c.kernel {
+		return b.HashFile(dst)
+	}
+	return hex.EncodeToString(c.h.Sum(nil)), c.hashed, nil
+}
+
+// copying is one copy of src into dst: with h set, what the plain copy
+// reads is hashed in order, holes as zeros, unless the kernel copied some
+// of it (kernel).
+type copying struct {
+	*Copier
+	dst, src *os.File
+	way      *refusals
+	h        hash.Hash
+	hashed   int64 // the bytes h has taken, from offset 0
+	kernel   bool  // some bytes were copied by the kernel, unseen by h
+	short    bool  // src ended before its stat's size
+	size     int64 // dst's size as this copy left it
+}
+
+func (c *copying) copy(st *unix.Stat_t) error {
+	var ds unix.Stat_t
+	if err := unix.Fstat(int(c.dst.Fd()), &ds); err != nil {
+		return err
+	}
+	c.size = ds.Size
+	r, _ := c.refused.LoadOrStore(devPair{dst: ds.Dev, src: uint64(st.Dev)}, &refusals{})
+	c.way = r.(*refusals)
+	if !c.way.clone.Load() {
+		err := unix.IoctlFileClone(int(c.dst.Fd()), int(c.src.Fd()))
 		if err == nil {
+			c.kernel = true
 			return nil
 		}
 		if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EXDEV) || errors.Is(err, unix.EINVAL) ||
 			errors.Is(err, unix.ENOTTY) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EBADF) {
 			// These file systems share no blocks: stop asking.
-			way.clone.Store(true)
+			c.way.clone.Store(true)
 		} else {
 			return fmt.Errorf("clone: %w", err)
 		}
@@ -94,11 +125,11 @@ func (b *Copier) CopyData(dst, src *os.File) error {
 	if st.Blocks*512 >= size {
 		// No hole to keep (its blocks hold all its bytes): one extent,
 		// and no truncate, which costs ext4 a journalled setattr a file.
-		return b.copyExtent(way, dst, src, 0, size)
+		return c.extent(0, size)
 	}
 	end := int64(0) // the end of what was copied
-	for off := int64(0); off < size; {
-		data, err := unix.Seek(int(src.Fd()), off, unix.SEEK_DATA)
+	for off := int64(0); off < size && !c.short; {
+		data, err := unix.Seek(int(c.src.Fd()), off, unix.SEEK_DATA)
 		if errors.Is(err, unix.ENXIO) {
 			break // only a hole is left
 		}
@@ -107,7 +138,7 @@ func (b *Copier) CopyData(dst, src *os.File) error {
 		} else if err != nil {
 			return fmt.Errorf("seek data: %w", err)
 		}
-		hole, err := unix.Seek(int(src.Fd()), data, unix.SEEK_HOLE)
+		hole, err := unix.Seek(int(c.src.Fd()), data, unix.SEEK_HOLE)
 		if err != nil {
 			hole = size
 		}
@@ -117,80 +148,125 @@ func (b *Copier) CopyData(dst, src *os.File) error {
 		if data >= hole {
 			break
 		}
-		if err := b.copyExtent(way, dst, src, data, hole); err != nil {
+		c.hashZeros(data)
+		if err := c.extent(data, hole); err != nil {
 			return err
 		}
 		off, end = hole, hole
 	}
+	if c.short {
+		return nil // the caller's check of what was hashed says so
+	}
+	c.hashZeros(size)
 	if end == size {
 		return nil
 	}
 	// The size last: a hole at the end is no data to copy.
-	return dst.Truncate(size)
+	return c.dst.Truncate(size)
 }
 
-// copyExtent copies src's bytes [from, to) to the same offsets of dst, by
-// a way not refused before (way).
-func (b *Copier) copyExtent(way *refusals, dst, src *os.File, from, to int64) error {
-	if !way.rng.Load() {
+// hashZeros hashes the hole up to offset to as the zeros it reads as.
+func (c *copying) hashZeros(to int64) {
+	if c.h == nil {
+		return
+	}
+	for c.hashed < to {
+		n := min(to-c.hashed, int64(len(zeros)))
+		c.h.Write(zeros[:n])
+		c.hashed += n
+	}
+}
+
+// zeros is what a hole hashes as.
+var zeros [64 << 10]byte
+
+// extent copies src's bytes [from, to) to the same offsets of dst, by a
+// way not refused before.
+func (c *copying) extent(from, to int64) error {
+	if !c.way.rng.Load() {
 		roff, woff := from, from
 		for roff < to {
-			n, err := unix.CopyFileRange(int(src.Fd()), &roff, int(dst.Fd()), &woff, int(min(to-roff, copyChunk)), 0)
+			n, err := unix.CopyFileRange(int(c.src.Fd()), &roff, int(c.dst.Fd()), &woff, int(min(to-roff, copyChunk)), 0)
 			if err != nil {
 				if errors.Is(err, unix.EXDEV) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EINVAL) {
-					way.rng.Store(true)
-					return b.plainExtent(dst, src, roff, to)
+					c.way.rng.Store(true)
+					return c.plain(roff, to)
 				}
 				return fmt.Errorf("copy_file_range: %w", err)
 			}
+			c.kernel = true
 			if n == 0 {
+				c.short = true
 				return nil // src is shorter than it was: the take's re-stat says so
 			}
 		}
 		return nil
 	}
-	return b.plainExtent(dst, src, from, to)
+	return c.plain(from, to)
 }
 
-// plainExtent copies src's bytes [from, to) to dst with reads and writes at
-// the same offsets, writing no block that is all zeros (it stays a hole).
-// A copy whose last blocks are zeros ends with dst reaching what it read,
-// so a file ending in zeros is never copied short.
-func (b *Copier) plainExtent(dst, src *os.File, from, to int64) (err error) {
-	buf := b.bufs.Get().(*[]byte)
-	defer b.bufs.Put(buf)
-	read := from // the end of what was read, written or left a hole
-	defer func() {
-		if err != nil || read == from {
-			return
-		}
-		st, serr := dst.Stat()
-		if serr == nil && st.Size() < read {
-			serr = dst.Truncate(read)
-		}
-		err = serr
-	}()
-	for off := from; off < to; {
-		n, err := src.ReadAt((*buf)[:min(int64(len(*buf)), to-off)], off)
+// plain copies src's bytes [from, to) to dst with reads and writes at the
+// same offsets, hashing them as they are read, and writing no block that
+// is all zeros (it stays a hole): each run of blocks with data is one
+// write. A copy whose last blocks are zeros ends with dst reaching what it
+// read, so a file ending in zeros is never copied short.
+func (c *copying) plain(from, to int64) error {
+	buf := c.bufs.Get().(*[]byte)
+	defer c.bufs.Put(buf)
+	off := from
+	for off < to {
+		n, err := c.src.ReadAt((*buf)[:min(int64(len(*buf)), to-off)], off)
 		if n > 0 {
-			for i := 0; i < n; i += zeroBlock {
-				j := min(i+zeroBlock, n)
-				if allZero((*buf)[i:j]) {
-					continue
-				}
-				if _, werr := dst.WriteAt((*buf)[i:j], off+int64(i)); werr != nil {
-					return werr
-				}
+			p := (*buf)[:n]
+			if c.h != nil && c.hashed == off {
+				c.h.Write(p)
+				c.hashed += int64(n)
+			}
+			if werr := c.writeData(p, off); werr != nil {
+				return werr
 			}
 			off += int64(n)
-			read = off
 		}
 		if err == io.EOF {
-			return nil
+			if off < to {
+				c.short = true
+			}
+			break
 		}
 		if err != nil {
 			return err
 		}
+	}
+	if c.size < off {
+		// Its last blocks were zeros, left holes: the size reaches them.
+		if err := c.dst.Truncate(off); err != nil {
+			return err
+		}
+		c.size = off
+	}
+	return nil
+}
+
+// writeData writes p at off in dst, each run of blocks with data in one
+// write, the blocks all zeros left holes.
+func (c *copying) writeData(p []byte, off int64) error {
+	for i := 0; i < len(p); {
+		for i < len(p) && allZero(p[i:min(i+zeroBlock, len(p))]) {
+			i += zeroBlock
+		}
+		if i >= len(p) {
+			break
+		}
+		j := i
+		for j < len(p) && !allZero(p[j:min(j+zeroBlock, len(p))]) {
+			j += zeroBlock
+		}
+		j = min(j, len(p))
+		if _, err := c.dst.WriteAt(p[i:j], off+int64(i)); err != nil {
+			return err
+		}
+		c.size = max(c.size, off+int64(j))
+		i = j
 	}
 	return nil
 }

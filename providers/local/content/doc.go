@@ -3,7 +3,7 @@
 // one, else with copy_file_range, else with plain reads and writes (each
 // refused way remembered for the two file systems it was refused between,
 // so it is not asked again there), skips the holes of a
-// sparse file, hashes with SHA-256, and keeps which content it found in
+// sparse file, hashes with SHA-256 (a plain copy as its bytes pass, once), and keeps which content it found in
 // the store since the last free, so a take asks the disk about each
 // content once, and the stat of each object whose bytes it wrote or
 // checked, so a shared tree need not hash an unmoved object again. It reaches only files boxsnap opened or names in its own

@@ -7,8 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"sort"
-	"strings"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
@@ -119,7 +117,7 @@ func (l *Links) Link(ctx context.Context, dir string, link []store.Entry, m *sto
 	if err != nil {
 		return int(failed.Load()), err
 	}
-	return int(failed.Load()), putFolderTimes(t, link, m)
+	return int(failed.Load()), l.putFolderTimes(ctx, t, link, m)
 }
 
 // runMax bounds how many links one worker makes in one folder at a time,
@@ -229,9 +227,11 @@ func setDetails(f *os.File, self string, st *unix.Stat_t, e *store.Entry) error 
 	return nil
 }
 
-// putFolderTimes puts back, deepest first, the times m gives the folders
-// a link was made in: a link changes its folder's mtime.
-func putFolderTimes(t *confined.Beneath, link []store.Entry, m *store.Manifest) error {
+// putFolderTimes puts back the times m gives the folders a link was made
+// in (a link changes its folder's mtime), on the workers at once: a
+// folder's times are its own, and setting them changes none of its
+// folder's.
+func (l *Links) putFolderTimes(ctx context.Context, t *confined.Beneath, link []store.Entry, m *store.Manifest) error {
 	touched := make(map[string]bool)
 	for _, e := range link {
 		touched[path.Dir(e.Path)] = true
@@ -242,11 +242,7 @@ func putFolderTimes(t *confined.Beneath, link []store.Entry, m *store.Manifest) 
 			dirs = append(dirs, e)
 		}
 	}
-	sort.SliceStable(dirs, func(i, j int) bool { return strings.Count(dirs[i].Path, "/") > strings.Count(dirs[j].Path, "/") })
-	for _, e := range dirs {
-		if err := t.Lutimes(e.Path, e.ATime, e.MTime); err != nil {
-			return err
-		}
-	}
-	return nil
+	return l.Parallel(ctx, len(dirs), func(i int) error {
+		return t.Lutimes(dirs[i].Path, dirs[i].ATime, dirs[i].MTime)
+	})
 }
