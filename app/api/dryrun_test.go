@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
@@ -213,6 +214,13 @@ func (f *mcpFixture) releaseDryRuns(t *testing.T) {
 			!strings.Contains(msg, "that nobody kept go") || !strings.Contains(msg, "its kept snapshot stays, listed under it as released") ||
 			!slices.Contains(asStrings(plan.JSON["goes"]), "unkept one") || !reflect.DeepEqual(asStrings(plan.JSON["kept"]), []string{"kept one"}) {
 			t.Errorf("%s's dry run answers %s", route.path, plan.Raw)
+		}
+		// How long the kept one stays: its keep date, 30 days on.
+		keeps, _ := plan.JSON["keeps"].([]any)
+		if len(keeps) != 1 || keeps[0].(map[string]any)["name"] != "kept one" {
+			t.Errorf("%s's dry run says no keep date of ‘kept one’: %s", route.path, plan.Raw)
+		} else if until, err := time.Parse(time.RFC3339, keeps[0].(map[string]any)["until"].(string)); err != nil || until.Before(time.Now().Add(29*24*time.Hour)) {
+			t.Errorf("%s's dry run keeps ‘kept one’ until %v (%v), not 30 days", route.path, until, err)
 		}
 		if trashFirst := strings.Contains(msg, "calm-moss goes to the trash for "); trashFirst != (route.state == "trashed") {
 			t.Errorf("%s's dry run says the trash comes first: %v: %s", route.path, trashFirst, msg)
