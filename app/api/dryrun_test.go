@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 )
@@ -166,6 +167,18 @@ func TestDryRunChangesNothing(t *testing.T) {
 			if !strings.HasPrefix(plan["message"].(string), "Delete ‘spare’? Frees ") {
 				t.Errorf("box_snapshot_delete's plan is not the Delete dialog's words: %s", plan["message"])
 			}
+		case "box_release":
+			// The plan said the trash comes first and for how long, and
+			// what goes and stays; the release then put the box there.
+			var state string
+			if err := f.Pool.QueryRow(context.Background(), `SELECT state FROM boxes WHERE name = $1`, c.args["box"]).Scan(&state); err != nil {
+				t.Fatal(err)
+			}
+			hours, _ := plan["trashHours"].(float64)
+			if hours <= 0 || !strings.Contains(plan["message"].(string), c.args["box"].(string)+" goes to the trash for ") ||
+				plan["goes"] == nil || plan["kept"] == nil || state != string(snapshots.BoxTrashed) {
+				t.Errorf("box_release planned %s, and left the box %s", text, state)
+			}
 		default:
 			t.Errorf("%s is destructive, and this test does not know what its plan should carry out", c.tool)
 		}
@@ -177,9 +190,9 @@ func TestDryRunChangesNothing(t *testing.T) {
 	}
 }
 
-// releaseDryRuns checks the dry runs of the routes that have no tool: a
-// release of calm-moss, with a kept snapshot and one nobody kept, and then
-// emptying it from the trash. Each changes no row, no box log line, no job
+// releaseDryRuns checks the release's route (box_release's twin) and the
+// emptying of the trash, which has no tool: a release of calm-moss, with a
+// kept snapshot and one nobody kept, and then emptying it from the trash. Each changes no row, no box log line, no job
 // and no file; each refuses a made-up box (and the empty, an agent) in the
 // real call's words; the real call then does what its plan said.
 func (f *mcpFixture) releaseDryRuns(t *testing.T) {
@@ -213,6 +226,13 @@ func (f *mcpFixture) releaseDryRuns(t *testing.T) {
 			!strings.Contains(msg, "that nobody kept go") || !strings.Contains(msg, "its kept snapshot stays, listed under it as released") ||
 			!slices.Contains(asStrings(plan.JSON["goes"]), "unkept one") || !reflect.DeepEqual(asStrings(plan.JSON["kept"]), []string{"kept one"}) {
 			t.Errorf("%s's dry run answers %s", route.path, plan.Raw)
+		}
+		// How long the kept one stays: its keep date, 30 days on.
+		keeps, _ := plan.JSON["keeps"].([]any)
+		if len(keeps) != 1 || keeps[0].(map[string]any)["name"] != "kept one" {
+			t.Errorf("%s's dry run says no keep date of ‘kept one’: %s", route.path, plan.Raw)
+		} else if until, err := time.Parse(time.RFC3339, keeps[0].(map[string]any)["until"].(string)); err != nil || until.Before(time.Now().Add(29*24*time.Hour)) {
+			t.Errorf("%s's dry run keeps ‘kept one’ until %v (%v), not 30 days", route.path, until, err)
 		}
 		if trashFirst := strings.Contains(msg, "calm-moss goes to the trash for "); trashFirst != (route.state == "trashed") {
 			t.Errorf("%s's dry run says the trash comes first: %v: %s", route.path, trashFirst, msg)

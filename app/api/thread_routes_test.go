@@ -72,6 +72,7 @@ func TestNoGroupAnswersForAnotherThreadsBox(t *testing.T) {
 	if tried < 30 {
 		t.Fatalf("tried %d routes that name a box, want the 30 or more of the route table", tried)
 	}
+	tools := map[string]bool{}
 	for _, tool := range api.ToolTable() {
 		takes := map[string]bool{}
 		pt := reflect.TypeOf(tool.Params)
@@ -88,6 +89,15 @@ func TestNoGroupAnswersForAnotherThreadsBox(t *testing.T) {
 			}
 			same("the tool "+tool.Name+" on "+other, "POST", "/tools/"+tool.Name, "/tools/"+tool.Name, other, real, fake)
 		}
+		tools[tool.Name] = true
+	}
+	// A release's plan tells no more than the release.
+	if !tools["box_release"] {
+		t.Error("no box_release tool was tried")
+	}
+	for _, other := range []string{"b-box", boxB.ID} {
+		same("box_release's dry run on "+other, "POST", "/tools/box_release", "/tools/box_release", other,
+			map[string]any{"box": other, "dry_run": true}, map[string]any{"box": fakeBox, "dry_run": true})
 	}
 	after, _, err := e.Core.Snapshot(ctx, snapshots.Owner(), snB)
 	if err != nil {

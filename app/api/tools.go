@@ -61,6 +61,7 @@ var tools = []toolDef{
 	{Name: "box_undo", Params: toolparams.UndoParams{}, Required: []string{"box"}, Hints: overwrites, handle: tool(agentTools.toolUndo)},
 	{Name: "box_trash", Params: toolparams.TrashToolParams{}, Hints: reads, handle: tool(agentTools.toolTrash)},
 	{Name: "box_trash_restore", Params: toolparams.BoxToolParams{}, Required: []string{"box"}, Hints: sets, handle: tool(agentTools.toolTrashRestore)},
+	{Name: "box_release", Params: toolparams.ReleaseParams{}, Required: []string{"box"}, Hints: deletesOnce, handle: tool(agentTools.toolRelease)},
 	{Name: "box_snapshot_files", Params: toolparams.LookParams{}, Required: []string{"box", "snapshot"}, Hints: reads, handle: tool(agentTools.toolSnapshotFiles)},
 	{Name: "box_snapshot_file", Params: toolparams.LookParams{}, Required: []string{"box", "snapshot", "path"}, Hints: reads, handle: tool(agentTools.toolSnapshotFile)},
 	{Name: "box_lineage", Params: toolparams.LineageParams{}, Required: []string{"box"}, Hints: reads, handle: tool(agentTools.toolLineage)},

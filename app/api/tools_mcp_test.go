@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -122,6 +123,7 @@ func (f *mcpFixture) script() []toolCall {
 		{"box_fork", map[string]any{"box": "amber-fox", "snapshot": "before the migration", "request": "k-fork"}},
 		{"box_make", map[string]any{"template": "blank", "request": "k-make"}},
 		{"box_trash_restore", map[string]any{"box": "brisk-lake", "request": "k-untrash"}},
+		{"box_release", map[string]any{"box": "brisk-lake", "request": "k-release"}},
 		{"box_restore", map[string]any{"box": "amber-fox", "snapshot": "before the migration", "replace": true, "request": "k-restore"}},
 		{"box_reset", map[string]any{"box": "amber-fox", "keep_logins": true, "request": "k-reset"}},
 		{"box_undo", map[string]any{"box": "amber-fox", "request": "k-undo"}},
@@ -185,7 +187,8 @@ func (f *mcpFixture) state(t *testing.T) state {
 }
 
 // lost says what of before is deleted or overwritten in after: a ready
-// snapshot no longer ready, a box gone, amber-fox's notes rewritten.
+// snapshot no longer ready, a box gone or a ready one no longer ready (a
+// release: in the trash, then destroyed), amber-fox's notes rewritten.
 func lost(before, after state) []string {
 	var out []string
 	for id, v := range before.snaps {
@@ -194,7 +197,7 @@ func lost(before, after state) []string {
 		}
 	}
 	for id, v := range before.boxes {
-		if _, ok := after.boxes[id]; !ok {
+		if a, ok := after.boxes[id]; !ok || strings.HasPrefix(v, "ready ") && !strings.HasPrefix(a, "ready ") {
 			out = append(out, "box "+v)
 		}
 	}
@@ -208,7 +211,7 @@ func lost(before, after state) []string {
 // served from is listed over MCP, with a description, the input schema
 // openapi.json gives its JSON twin (the same parameters, each with the
 // description openapi.json gives it, the same required ones, no others),
-// and its annotations.
+// and its annotations; and every tool openapi.json documents is there.
 func TestEveryToolOnMCP(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
@@ -276,6 +279,13 @@ func TestEveryToolOnMCP(t *testing.T) {
 	}
 	for name := range byName {
 		t.Errorf("MCP lists %s, which is no tool of the table", name)
+	}
+	// And every tool openapi.json documents is one of the table, so on MCP.
+	for p := range doc.Paths {
+		name, ok := strings.CutPrefix(p, "/tools/")
+		if ok && name != "{tool}" && !slices.Contains(api.ToolNames(), name) {
+			t.Errorf("openapi.json documents the tool %s, which is not on MCP", name)
+		}
 	}
 }
 
@@ -458,6 +468,25 @@ func TestRetryKey(t *testing.T) {
 		t.Fatalf("the key after a refusal: %s", text)
 	}
 
+	// A release by its key: the retry as JSON answers the first release,
+	// and the key on another box is refused, that box left as it was.
+	f.call(t, "POST", "/tools/box_trash_restore", f.token, map[string]any{"box": "brisk-lake"}).must(t, 200)
+	rel := map[string]any{"box": "brisk-lake", "request": "rk-4"}
+	released, text, isErr := f.callMCP(t, "box_release", rel)
+	if isErr {
+		t.Fatalf("box_release refused: %s", text)
+	}
+	ops := f.state(t).ops
+	if again := f.call(t, "POST", "/tools/box_release", f.token, rel).must(t, 200); !reflect.DeepEqual(released, again.JSON) || f.state(t).ops != ops {
+		t.Fatalf("the release's retry as JSON answered %s (first %s)", again.Raw, text)
+	}
+	if code, _ := f.mcpError(t, f.ses, "box_release", map[string]any{"box": "amber-fox", "request": "rk-4"}); code != "request_reused" {
+		t.Fatalf("the release's key on another box answered %s", code)
+	}
+	if b, err := f.Core.Box(context.Background(), snapshots.Owner(), f.box.ID); err != nil || b.State != snapshots.BoxReady {
+		t.Fatalf("a refused release key changed amber-fox: %+v (%v)", b, err)
+	}
+
 	// The snapshot by its ID is the same call as by its name.
 	restore := map[string]any{"box": "amber-fox", "snapshot": "before the migration", "replace": true, "request": "rk-3"}
 	done, text, isErr := f.callMCP(t, "box_restore", restore)
@@ -537,7 +566,7 @@ func slicesContains(l []string, s string) bool {
 }
 
 // TestNewToolsKeepThreads: the tools that look inside snapshots, read
-// lineages, choose a head and list or make boxes reach only the agent's own thread's:
+// lineages, choose a head, list or make boxes and release one reach only the agent's own thread's:
 // another thread's box reads exactly as a made-up name does, another
 // thread's snapshot ID exactly as a guessed one, a path out of the
 // snapshot reads nothing outside it, and a box made is seen by its own
@@ -576,6 +605,23 @@ func TestNewToolsKeepThreads(t *testing.T) {
 		same(tool, with("amber-fox", theirs), with("amber-fox", guessed), theirs, guessed)
 	}
 	same("box_lineage", map[string]any{"box": "cold-pine"}, map[string]any{"box": "cold-pinf"}, "cold-pine", "cold-pinf")
+
+	// Another thread's box is never released, nor its release planned, by
+	// its name or its ID: each reads as a made-up name does.
+	if !snapshots.ValidID(snapshots.PrefixBox, "bxzzzzzzzzzzzz") {
+		t.Fatal("bxzzzzzzzzzzzz is no box ID")
+	}
+	var pineID string
+	if err := f.Pool.QueryRow(context.Background(), `SELECT id FROM boxes WHERE name = 'cold-pine'`).Scan(&pineID); err != nil {
+		t.Fatal(err)
+	}
+	for _, dry := range []bool{true, false} {
+		same("box_release", map[string]any{"box": "cold-pine", "dry_run": dry}, map[string]any{"box": "cold-pinf", "dry_run": dry}, "cold-pine", "cold-pinf")
+		same("box_release", map[string]any{"box": pineID, "dry_run": dry, "request": "rel-theirs"}, map[string]any{"box": "bxzzzzzzzzzzzz", "dry_run": dry, "request": "rel-theirs"}, pineID, "bxzzzzzzzzzzzz")
+	}
+	if b, err := f.Core.Box(context.Background(), snapshots.Owner(), pineID); err != nil || b.State != snapshots.BoxReady {
+		t.Fatalf("another thread's release changed cold-pine: %+v (%v)", b, err)
+	}
 
 	// A path out of the snapshot reads nothing outside it.
 	for _, c := range []struct{ tool, path string }{

@@ -114,6 +114,17 @@ type BoxToolParams struct {
 	Request string `json:"request"`
 }
 
+// ReleaseParams are box_release's parameters: a box of the agent's own
+// thread. Only the person deletes kept snapshots with it, so an agent has
+// no deleteKept.
+type ReleaseParams struct {
+	Box     string `json:"box"`
+	Request string `json:"request"`
+	// DryRun answers what the release would do (what goes, what stays, the
+	// trash first), and changes nothing.
+	DryRun bool `json:"dry_run"`
+}
+
 // UndoParams are box_undo's parameters.
 type UndoParams struct {
 	Box     string `json:"box"`

@@ -3,6 +3,7 @@ package plans
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
@@ -26,12 +27,21 @@ type ReleaseDry struct {
 	// which stay, listed under it as released, until their keep dates.
 	Goes []string `json:"goes"`
 	Kept []string `json:"kept"`
+	// Keeps says until when each kept snapshot stays, in Kept's order.
+	Keeps []KeptPast `json:"keeps"`
 	// HeldCopies: the box's backend first makes a held copy of each kept
 	// snapshot, so that it outlives the box.
 	HeldCopies bool `json:"heldCopies,omitempty"`
 	// TrashHours is how long the box waits in the trash first, restorable
 	// with its history; 0 when it goes at once.
 	TrashHours int `json:"trashHours"`
+}
+
+// KeptPast is a kept snapshot that outlives its box's release, and the
+// keep date it stays until.
+type KeptPast struct {
+	Name  string    `json:"name"`
+	Until time.Time `json:"until"`
 }
 
 // Release checks a release as the real one does (deleteKept: the person's
@@ -78,11 +88,12 @@ func (p *Plans) releasePlan(ctx context.Context, c snapshots.Caller, ref string,
 	if err != nil {
 		return nil, err
 	}
-	d := &ReleaseDry{DryRun: true, Box: b.Name, Goes: []string{}, Kept: []string{}}
+	d := &ReleaseDry{DryRun: true, Box: b.Name, Goes: []string{}, Kept: []string{}, Keeps: []KeptPast{}}
 	if len(list) > 0 {
 		for _, sn := range list[0].Snapshots {
 			if sn.Kept() && !deleteKept {
 				d.Kept = append(d.Kept, sn.Name)
+				d.Keeps = append(d.Keeps, KeptPast{Name: sn.Name, Until: *sn.KeptUntil})
 			} else {
 				d.Goes = append(d.Goes, sn.Name)
 			}
