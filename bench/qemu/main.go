@@ -28,6 +28,22 @@
 // moments apart hold different memory (one caught at the end of a boot),
 // and what a guest does once resumed weighs on the revert's end.
 //
+// The two sides of a disk restore do the same work too: each stops the
+// same guest, booted afresh up to its ready line just before, and reverts
+// the same snapshot, the backend's disk take of the run. boxsnap's steps
+// are the stop (a lookup and a destroy), the revert (the lookups, the
+// snapshot's XML, the revert), the start (a lookup and a create) and the
+// size read back (the domain's XML and the disk's header); virsh's are
+// three processes, each started and connected, each with its lookup and
+// its call. Both return once libvirt's create returns: QEMU started and
+// its virtual CPU running, the guest's kernel just beginning its boot;
+// neither waits for the boot. Libvirt's destroy and its create, the same
+// calls on both sides, are nearly all of either's time (-steps).
+//
+// With -steps it prints, for each restore, how long each of boxsnap's
+// steps took and each libvirt call within them (the backend's debug
+// lines), and each of virsh's commands.
+//
 //	go run ./bench/qemu -runs 3
 //
 // It needs root, libvirtd and QEMU (Debian's libvirt-daemon-system,
@@ -39,10 +55,12 @@ import (
 	"crypto/rand"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/boxsnap/boxsnap/providers"
@@ -76,7 +94,9 @@ func run() (err error) {
 	memory := flag.Int("memory", 256, "the guest's memory in MiB")
 	fill := flag.Int("fill", 128, "MiB of random data written into the guest's disk")
 	accel := flag.String("accel", qemu.AccelTCG, "kvm or tcg")
+	steps := flag.Bool("steps", false, "print how long each step of each restore took, each libvirt call of boxsnap's steps and each virsh command (the backend's debug lines)")
 	flag.Parse()
+	calls := &callLog{}
 	ctx := context.Background()
 	d, err := qemutest.StartLibvirtd(os.TempDir())
 	if err != nil {
@@ -96,7 +116,7 @@ func run() (err error) {
 		fail(err)
 	}
 	defer os.RemoveAll(dir)
-	b, err := qemu.New(qemu.Config{ID: "bench", Socket: d.Socket, Install: install, Dir: dir, Accel: *accel,
+	b, err := qemu.New(qemu.Config{ID: "bench", Socket: d.Socket, Install: install, Dir: dir, Accel: *accel, Logger: slog.New(calls),
 		Templates: map[string]qemu.Template{"busybox": {Kernel: files.Kernel, Initrd: files.Initrd, Disk: files.Disk, Cmdline: files.Cmdline,
 			MemoryMiB: *memory, CPUs: 1, ResetVersion: qemutest.ResetVersion}}})
 	if err != nil {
@@ -117,7 +137,12 @@ func run() (err error) {
 		return strings.TrimSpace(string(out))
 	}
 	boot(ctx, b, g)
-	shell(ctx, b, g, fmt.Sprintf("dd if=/dev/urandom of=/root/data bs=1M count=%d 2>/dev/null && sync", *fill))
+	// In pieces of 4 MiB, each synced: the serial shell cuts a command
+	// still running after 5 s and sends it again, and 128 MiB at once took
+	// longer than that under load (TCG).
+	for at := 0; at < *fill; at += 4 {
+		shell(ctx, b, g, fmt.Sprintf("dd if=/dev/urandom of=/root/data bs=1M seek=%d count=%d conv=notrunc,fsync 2>/dev/null", at, min(4, *fill-at)))
+	}
 	ran := "TCG"
 	if x := vs("dumpxml", g.Ref); strings.Contains(x, "type='kvm'") || strings.Contains(x, `type="kvm"`) {
 		ran = "KVM"
@@ -125,10 +150,20 @@ func run() (err error) {
 	fmt.Printf("QEMU backend beside virsh by hand: a guest of %d MiB memory, a 1 GiB disk holding %d MiB of data, %d runs each, medians\n", *memory, *fill, *runs)
 	fmt.Printf("accelerator: %s; %s; %s\n", ran, strings.SplitN(vs("version"), "\n", 2)[0], qemuVersion())
 
-	m := &measures{ctx: ctx, b: b, g: g, box: box, vs: vs}
+	m := &measures{ctx: ctx, b: b, g: g, box: box, vs: vs, calls: calls}
+	// The figures are printed however the runs end: a run that fails (a
+	// boot past its wait on a loaded machine) leaves the runs before it.
+	defer m.print(*steps)
 	for run := 0; run < *runs; run++ {
 		m.run(run)
+		fmt.Fprintf(os.Stderr, "run %d of %d done\n", run+1, *runs)
 	}
+	return nil
+}
+
+// print writes the medians, their ratios and each run's figures; with
+// steps, each step's, call's and command's too.
+func (m *measures) print(steps bool) {
 	row := func(what string, mine, hand []time.Duration) {
 		a, h := median(mine), median(hand)
 		fmt.Printf("%-16s boxsnap %8s   virsh %8s   ratio %.2f   run by run %.2f\n", what, a.Round(time.Millisecond), h.Round(time.Millisecond),
@@ -142,7 +177,9 @@ func run() (err error) {
 	row("memory restore", m.memRest, m.memRestHand)
 	row("disk restore", m.diskRest, m.diskRestHand)
 	fmt.Printf("%-16s %s (the running guest paused while libvirt saved its disk and memory)\n", "pause of a take", median(m.pause).Round(time.Millisecond))
-	return nil
+	if steps {
+		m.calls.print()
+	}
 }
 
 // measures are one guest's measures, both sides, run by run.
@@ -152,10 +189,11 @@ type measures struct {
 	g   providers.Guest
 	box string
 	vs  func(args ...string) string
+	// calls holds each step's and each call's times, by measure.
+	calls *callLog
 
 	diskTake, diskHand, memTake, memHand, pause, memRest, memRestHand, diskRest, diskRestHand, virshAlone []time.Duration
 	diskRef, memRef                                                                                       providers.SnapshotRef
-	diskName, memName                                                                                     string
 }
 
 // run measures each thing once on each side, alternating which goes first.
@@ -174,24 +212,60 @@ func (m *measures) run(run int) {
 	m.vs("snapshot-revert", m.g.Ref, m.memRef.Ref, "--running")
 	both(run, func() {
 		running(m.ctx, m.b, m.g)
-		m.memRest = append(m.memRest, restore(m.ctx, m.b, m.g, m.memRef))
+		m.memRest = append(m.memRest, m.restore("memory restore", m.memRef))
 	}, func() {
 		running(m.ctx, m.b, m.g)
-		start := time.Now()
-		m.vs("snapshot-revert", m.g.Ref, m.memRef.Ref, "--running")
-		m.memRestHand = append(m.memRestHand, time.Since(start))
+		m.memRestHand = append(m.memRestHand, m.byHand("memory restore", []string{"snapshot-revert", m.g.Ref, m.memRef.Ref, "--running"}))
 	})
+	// Each side's disk restore stops a guest booted afresh up to its ready
+	// line, and reverts the same snapshot, the backend's disk take of the
+	// run. Before, each side stopped the guest the step before left it:
+	// the first side a guest resumed from the memory snapshot, the second
+	// one the first side had just started, its kernel booting under TCG;
+	// and virsh reverted its own disk take.
 	both(run, func() {
-		running(m.ctx, m.b, m.g)
-		m.diskRest = append(m.diskRest, restore(m.ctx, m.b, m.g, m.diskRef))
+		m.ready(false)
+		m.diskRest = append(m.diskRest, m.restore("disk restore", m.diskRef))
 	}, func() {
-		running(m.ctx, m.b, m.g)
-		start := time.Now()
-		m.vs("destroy", m.g.Ref)
-		m.vs("snapshot-revert", m.g.Ref, m.diskName)
-		m.vs("start", m.g.Ref)
-		m.diskRestHand = append(m.diskRestHand, time.Since(start))
+		m.ready(false)
+		m.diskRestHand = append(m.diskRestHand, m.byHand("disk restore", []string{"destroy", m.g.Ref}, []string{"snapshot-revert", m.g.Ref, m.diskRef.Ref}, []string{"start", m.g.Ref}))
 	})
+}
+
+// byHand runs each virsh command in turn and answers how long they took in
+// all, recording each one's time under what.
+func (m *measures) byHand(what string, cmds ...[]string) time.Duration {
+	start := time.Now()
+	for _, c := range cmds {
+		t := time.Now()
+		m.vs(c...)
+		m.calls.add(what, "virsh", "virsh "+c[0], time.Since(t))
+	}
+	return time.Since(start)
+}
+
+// restore runs the backend's steps of the plan's restore of ref (the undo
+// and the access are the core's) and answers how long they took, recording
+// each step's time, and each call's (the backend's debug lines), under what.
+func (m *measures) restore(what string, ref providers.SnapshotRef) time.Duration {
+	plan, err := m.b.PlanSnapshots(m.ctx, m.g, &ref)
+	if err != nil {
+		fail(err)
+	}
+	m.calls.into(what)
+	defer m.calls.into("")
+	start := time.Now()
+	for _, step := range plan.Restore.Order {
+		if step == providers.StepUndo || step == providers.StepAccess {
+			continue
+		}
+		t := time.Now()
+		if _, err := m.b.RestoreSnapshot(m.ctx, m.g, ref, step, nil); err != nil {
+			fail(fmt.Errorf("restore step %s: %w", step, err))
+		}
+		m.calls.add(what, "boxsnap", "step "+string(step), time.Since(t))
+	}
+	return time.Since(start)
 }
 
 // ready stops the guest for a disk take, or, for a memory take, boots it
@@ -236,9 +310,9 @@ func (m *measures) hand(stopped bool) {
 	m.vs("snapshot-create-as", m.g.Ref, name)
 	took := time.Since(start)
 	if stopped {
-		m.diskHand, m.diskName = append(m.diskHand, took), name
+		m.diskHand = append(m.diskHand, took)
 	} else {
-		m.memHand, m.memName = append(m.memHand, took), name
+		m.memHand = append(m.memHand, took)
 	}
 }
 
@@ -252,25 +326,6 @@ func both(run int, mine, hand func()) {
 		hand()
 		mine()
 	}
-}
-
-// restore runs the backend's steps of the plan's restore of ref (the undo
-// and the access are the core's) and answers how long they took.
-func restore(ctx context.Context, b *qemu.Backend, g providers.Guest, ref providers.SnapshotRef) time.Duration {
-	plan, err := b.PlanSnapshots(ctx, g, &ref)
-	if err != nil {
-		fail(err)
-	}
-	start := time.Now()
-	for _, step := range plan.Restore.Order {
-		if step == providers.StepUndo || step == providers.StepAccess {
-			continue
-		}
-		if _, err := b.RestoreSnapshot(ctx, g, ref, step, nil); err != nil {
-			fail(fmt.Errorf("restore step %s: %w", step, err))
-		}
-	}
-	return time.Since(start)
 }
 
 // boot starts the guest and waits for its ready line.
@@ -374,3 +429,90 @@ func id(prefix string) string {
 
 // fail ends the run with err, its clean-ups done.
 func fail(err error) { panic(failed{err}) }
+
+// callLog gathers the times of each restore's steps and calls, by measure:
+// boxsnap's steps and the libvirt calls within them (the backend's debug
+// line "a restore step's calls"), and virsh's commands. It is the backend's
+// slog handler: its other lines are dropped.
+type callLog struct {
+	mu      sync.Mutex
+	current string
+	order   []string
+	times   map[string][]time.Duration
+}
+
+// into sets the measure the backend's next debug lines belong to; "" drops
+// them (the untimed calls between measures).
+func (c *callLog) into(what string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.current = what
+}
+
+// add records one time of a step, a call or a command of a side's measure.
+func (c *callLog) add(what, side, name string, d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := what + "\x00" + side + "\x00" + name
+	if c.times == nil {
+		c.times = map[string][]time.Duration{}
+	}
+	if _, ok := c.times[k]; !ok {
+		c.order = append(c.order, k)
+	}
+	c.times[k] = append(c.times[k], d)
+}
+
+func (c *callLog) Enabled(context.Context, slog.Level) bool { return true }
+
+func (c *callLog) Handle(_ context.Context, r slog.Record) error {
+	if r.Message != "a restore step's calls" {
+		return nil
+	}
+	c.mu.Lock()
+	what := c.current
+	c.mu.Unlock()
+	if what == "" {
+		return nil
+	}
+	var step string
+	var ds []slog.Attr
+	r.Attrs(func(a slog.Attr) bool {
+		switch {
+		case a.Key == "step":
+			step = a.Value.String()
+		case a.Value.Kind() == slog.KindDuration:
+			ds = append(ds, a)
+		}
+		return true
+	})
+	for _, a := range ds {
+		c.add(what, "boxsnap", "  "+step+": "+a.Key, a.Value.Duration())
+	}
+	return nil
+}
+
+func (c *callLog) WithAttrs([]slog.Attr) slog.Handler { return c }
+func (c *callLog) WithGroup(string) slog.Handler      { return c }
+
+// print writes each step's, call's and command's median and every run's
+// figure, in the order first recorded.
+func (c *callLog) print() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fmt.Println("\nsteps (medians; each run's figures):")
+	for _, k := range c.order {
+		p := strings.SplitN(k, "\x00", 3)
+		d := c.times[k]
+		fmt.Printf("%-15s %-8s %-28s %9s   %s\n", p[0], p[1], p[2], median(d).Round(10*time.Microsecond), eachFine(d))
+	}
+}
+
+// eachFine is every run's figure, to the hundredth of a millisecond.
+func eachFine(d []time.Duration) string {
+	s := make([]string, len(d))
+	for i, x := range d {
+		s[i] = x.Round(10 * time.Microsecond).String()
+	}
+	return strings.Join(s, " ")
+}

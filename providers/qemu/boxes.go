@@ -113,14 +113,7 @@ func (b *Backend) Start(ctx context.Context, g providers.Guest) error {
 	if err != nil {
 		return err
 	}
-	on, err := runs(l, d)
-	if err != nil || on {
-		return err
-	}
-	if err := l.DomainCreate(d); err != nil {
-		return fmt.Errorf("start %s: %w", g.Ref, err)
-	}
-	return nil
+	return start(l, d)
 }
 
 // Stop stops the domain hard; one stopped already is left as it is.
@@ -129,14 +122,48 @@ func (b *Backend) Stop(ctx context.Context, g providers.Guest) error {
 	if err != nil {
 		return err
 	}
-	on, err := runs(l, d)
-	if err != nil || !on {
-		return err
+	_, err = stop(l, d)
+	return err
+}
+
+// start starts the domain: one call, the guest's state read only when
+// libvirt refuses the start, so one already running is left as it is.
+func start(l *libvirt.Libvirt, d libvirt.Domain) error {
+	err := l.DomainCreate(d)
+	if err == nil {
+		return nil
 	}
-	if err := l.DomainDestroy(d); err != nil {
-		return fmt.Errorf("stop %s: %w", g.Ref, err)
+	if refusedFor(err, true, l, d) {
+		return nil
 	}
-	return nil
+	return fmt.Errorf("start %s: %w", d.Name, err)
+}
+
+// stop stops the domain hard and says whether it ran (its processes
+// ended): one call, the guest's state read only when libvirt refuses the
+// stop, so one stopped already is left as it is.
+func stop(l *libvirt.Libvirt, d libvirt.Domain) (bool, error) {
+	err := l.DomainDestroy(d)
+	if err == nil {
+		return true, nil
+	}
+	if refusedFor(err, false, l, d) {
+		return false, nil
+	}
+	return false, fmt.Errorf("stop %s: %w", d.Name, err)
+}
+
+// refusedFor reports whether libvirt refused a start or a stop because the
+// domain is already as asked: running where on, stopped otherwise. It
+// reads the domain's state to be sure, as libvirt says "invalid operation"
+// for other reasons too.
+func refusedFor(err error, on bool, l *libvirt.Libvirt, d libvirt.Domain) bool {
+	var e libvirt.Error
+	if !errors.As(err, &e) || e.Code != uint32(libvirt.ErrOperationInvalid) {
+		return false
+	}
+	now, serr := runs(l, d)
+	return serr == nil && now == on
 }
 
 // Status reads whether the domain exists and runs, and its size.
@@ -189,25 +216,30 @@ func readMeta(l *libvirt.Libvirt, d libvirt.Domain) (*boxMeta, error) {
 	return &bm, nil
 }
 
-// size reads the domain's cores, memory and disk: the disk's capacity from
-// its qcow2's header (diskCapacity), or libvirt's account of it where that
-// cannot be read.
+// size reads the domain's cores, memory and disk (sizeOf).
 func (b *Backend) size(l *libvirt.Libvirt, d libvirt.Domain) (*providers.BoxSize, error) {
 	x, err := b.readDomain(l, d)
 	if err != nil {
 		return nil, err
 	}
+	return sizeOf(l, d, x), nil
+}
+
+// sizeOf is the domain's cores and memory as its XML x says, and its disk's
+// capacity from its qcow2's header (diskCapacity), or libvirt's account of
+// it where that cannot be read.
+func sizeOf(l *libvirt.Libvirt, d libvirt.Domain, x domainXML) *providers.BoxSize {
 	s := &providers.BoxSize{Cores: x.VCPU, MemoryBytes: x.memoryBytes()}
 	if len(x.Devices.Disks) > 0 && x.Devices.Disks[0].Source.File != "" {
 		if n, err := diskCapacity(x.Devices.Disks[0].Source.File); err == nil {
 			s.DiskBytes = n
-			return s, nil
+			return s
 		}
 	}
 	if _, capacity, _, err := l.DomainGetBlockInfo(d, "vda", 0); err == nil {
 		s.DiskBytes = int64(capacity)
 	}
-	return s, nil
+	return s
 }
 
 // Domains lists this install's boxes' domains, for the reconcile and for

@@ -3,6 +3,7 @@ package qemu
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"github.com/digitalocean/go-libvirt"
 
@@ -21,44 +22,60 @@ var (
 )
 
 // RestoreSnapshot runs one step of a restore in place, in the capture order
-// the plan gives for the snapshot's kind.
+// the plan gives for the snapshot's kind. Each step finds the domain once
+// and makes only the libvirt calls it needs (a stop is one destroy, a start
+// one create, each reading the guest's state only when libvirt refuses
+// it); a debug line says how long each call took.
 func (b *Backend) RestoreSnapshot(ctx context.Context, g providers.Guest, ref providers.SnapshotRef, step providers.RestoreStep, rec providers.Recorder) (providers.RestoreProgress, error) {
 	p := providers.RestoreProgress{Step: step}
 	b.at("restore:" + string(step))
 	switch step {
+	case providers.StepUndo:
+		return p, fmt.Errorf("the undo is the core's own take: %w", providers.ErrUnsupported)
+	case providers.StepStop, providers.StepRollback, providers.StepStart, providers.StepReadSize:
+	default:
+		return p, fmt.Errorf("restore step %q: %w", step, providers.ErrUnsupported)
+	}
+	calls := newCallTimes()
+	defer calls.log(ctx, b.log, "a restore step's calls", slog.String("guest", g.Ref), slog.String("step", string(step)))
+	if _, ok := importedID(ref.Ref); ok && step == providers.StepRollback {
+		return p, &providers.RefusedError{Why: importedRestoreWhy}
+	}
+	l, d, err := b.domain(ctx, g)
+	calls.mark("lookup")
+	if err != nil {
+		return p, err
+	}
+	switch step {
 	case providers.StepStop:
-		on, err := b.Runs(ctx, g)
+		ended, err := stop(l, d)
+		calls.mark("destroy")
 		if err != nil {
 			return p, err
 		}
-		if err := b.Stop(ctx, g); err != nil {
-			return p, err
-		}
-		p.Done, p.Note, p.Ended = true, "stopped hard", on
+		p.Done, p.Note, p.Ended = true, "stopped hard", ended
 	case providers.StepRollback:
-		note, resumed, err := b.revert(ctx, g, ref)
+		note, resumed, err := b.revert(l, d, g, ref, calls)
 		if err != nil {
 			return p, err
 		}
 		p.Done, p.Note, p.Resumed = true, note, resumed
 	case providers.StepStart:
-		if err := b.Start(ctx, g); err != nil {
+		err := start(l, d)
+		calls.mark("create")
+		if err != nil {
 			return p, err
 		}
 		p.Done, p.Note = true, "started"
 	case providers.StepReadSize:
-		l, d, err := b.domain(ctx, g)
+		x, err := b.readDomain(l, d)
+		calls.mark("domain-xml")
 		if err != nil {
 			return p, err
 		}
-		if p.Size, err = b.size(l, d); err != nil {
-			return p, err
-		}
+		p.Size = sizeOf(l, d, x)
+		calls.mark("disk-header")
 		p.Done = true
-	case providers.StepUndo:
-		return p, fmt.Errorf("the undo is the core's own take: %w", providers.ErrUnsupported)
-	default:
-		return p, fmt.Errorf("restore step %q: %w", step, providers.ErrUnsupported)
 	}
 	return p, nil
 }
@@ -66,34 +83,47 @@ func (b *Backend) RestoreSnapshot(ctx context.Context, g providers.Guest, ref pr
 // revert reverts the guest to the snapshot: with its memory, running, its
 // processes with it (resumed); a disk snapshot leaves the guest stopped, its
 // disk as the snapshot holds it (a checkpoint taken without memory asked is
-// reverted paused and stopped, so only its disk comes back).
-func (b *Backend) revert(ctx context.Context, g providers.Guest, ref providers.SnapshotRef) (note string, resumed bool, err error) {
-	if _, ok := importedID(ref.Ref); ok {
-		return "", false, &providers.RefusedError{Why: importedRestoreWhy}
+// reverted paused and stopped, so only its disk comes back). Its snapshot's
+// XML is read to know which.
+func (b *Backend) revert(l *libvirt.Libvirt, d libvirt.Domain, g providers.Guest, ref providers.SnapshotRef, calls *callTimes) (note string, resumed bool, err error) {
+	s, err := l.DomainSnapshotLookupByName(d, ref.Ref, 0)
+	calls.mark("snapshot-lookup")
+	if isNoSnapshot(err) {
+		return "", false, fmt.Errorf("snapshot %s of %s: %w", ref.Ref, g.Ref, providers.ErrNotFound)
 	}
-	l, d, s, err := b.snapshot(ctx, g, ref.Ref)
 	if err != nil {
-		return "", false, err
+		return "", false, fmt.Errorf("look up snapshot %s of %s: %w", ref.Ref, g.Ref, err)
 	}
 	x, err := b.readSnapshot(l, s)
+	calls.mark("snapshot-xml")
 	if err != nil {
 		return "", false, err
 	}
 	if x.holds() == providers.HoldsDiskAndMemory {
-		if err := l.DomainRevertToSnapshot(s, uint32(libvirt.DomainSnapshotRevertRunning)); err != nil {
+		err := l.DomainRevertToSnapshot(s, uint32(libvirt.DomainSnapshotRevertRunning))
+		calls.mark("revert")
+		if err != nil {
 			return "", false, fmt.Errorf("revert %s to %s: %w", g.Ref, ref.Ref, err)
 		}
 		return "restored with its memory: the guest runs on from " + ref.Ref + ", its processes with it", true, nil
 	}
 	if x.withMemory() {
-		if err := l.DomainRevertToSnapshot(s, uint32(libvirt.DomainSnapshotRevertPaused)); err != nil {
+		err := l.DomainRevertToSnapshot(s, uint32(libvirt.DomainSnapshotRevertPaused))
+		calls.mark("revert")
+		if err != nil {
 			return "", false, fmt.Errorf("revert %s to %s: %w", g.Ref, ref.Ref, err)
 		}
-		if err := l.DomainDestroy(d); err != nil {
+		err = l.DomainDestroy(d)
+		calls.mark("destroy")
+		if err != nil {
 			return "", false, fmt.Errorf("stop %s after its revert: %w", g.Ref, err)
 		}
-	} else if err := l.DomainRevertToSnapshot(s, 0); err != nil {
-		return "", false, fmt.Errorf("revert %s to %s: %w", g.Ref, ref.Ref, err)
+	} else {
+		err := l.DomainRevertToSnapshot(s, 0)
+		calls.mark("revert")
+		if err != nil {
+			return "", false, fmt.Errorf("revert %s to %s: %w", g.Ref, ref.Ref, err)
+		}
 	}
 	return "restored the disk of " + ref.Ref + ": the guest's processes start again", false, nil
 }
