@@ -75,12 +75,23 @@ func demoQEMUAt(cfg config.Config, install, cache, socket string, logger *slog.L
 	return be
 }
 
-// qemuLabel names the QEMU backend in settings with how its guests run.
-func qemuLabel(be *qemu.Backend) string {
-	if be.Accel() == qemu.AccelKVM {
-		return "QEMU on this host (KVM)"
+// qemuLabel names the QEMU backend in settings with which accelerator runs
+// its guests, why, and how to get KVM where it does not run; it logs the
+// same, so make run's log says it too.
+func qemuLabel(be *qemu.Backend, logger *slog.Logger) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c := be.AccelChoice(ctx)
+	label := "QEMU on this host (" + c.Why + ")"
+	if c.Fix != "" {
+		label += ". For KVM: " + c.Fix
 	}
-	return "QEMU on this host (TCG)"
+	level := slog.LevelInfo
+	if !c.OK {
+		level = slog.LevelWarn
+	}
+	logger.Log(ctx, level, "qemu: "+c.Why, "backend", be.ID(), "accel", c.Accel, "setting", c.Asked, "fix", c.Fix)
+	return label
 }
 
 // qemuResults runs the QEMU backend's own checks: libvirtd answers, and
@@ -91,7 +102,7 @@ func qemuResults(ctx context.Context, cfg config.Config, install string, logger 
 	}
 	be, err := qemuBackend(cfg, install, logger)
 	if err != nil {
-		return []doctor.Result{{Name: "backend " + cfg.QEMUID, Detail: err.Error(), Fix: "set BOXSNAP_QEMU_SOCKET to libvirtd's socket and BOXSNAP_QEMU_ACCEL to kvm or tcg"}}
+		return []doctor.Result{{Name: "backend " + cfg.QEMUID, Detail: err.Error(), Fix: "set BOXSNAP_QEMU_SOCKET to libvirtd's socket and BOXSNAP_QEMU_ACCEL to auto, kvm or tcg"}}
 	}
 	defer func() { _ = be.Close() }()
 	var out []doctor.Result

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -13,8 +15,9 @@ import (
 
 // TestDoctorSaysWhetherKVMOrTCGRunsQEMUGuests: with BOXSNAP_QEMU_SOCKET
 // set, boxsnap doctor checks that libvirtd answers there and says whether
-// KVM or TCG runs the backend's guests; without it, it says nothing of
-// QEMU.
+// KVM or TCG runs the backend's guests and why (under auto, the default:
+// on a host whose CPU offers no vmx or svm, TCG, with the fix); without it,
+// it says nothing of QEMU.
 func TestDoctorSaysWhetherKVMOrTCGRunsQEMUGuests(t *testing.T) {
 	t.Parallel()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -26,7 +29,15 @@ func TestDoctorSaysWhetherKVMOrTCGRunsQEMUGuests(t *testing.T) {
 	d := qemutest.Libvirtd(t)
 	out.Reset()
 	boot.Doctor(context.Background(), testConfig(t, map[string]string{"BOXSNAP_QEMU_SOCKET": d.Socket}), logger, &out)
-	for _, want := range []string{"ok    backend qemu", "libvirtd answers at " + d.Socket, "backend qemu accel", "guests run under TCG (QEMU's own translation, slower)"} {
+	want := []string{"ok    backend qemu", "libvirtd answers at " + d.Socket, "backend qemu accel"}
+	if cpuinfo, _ := os.ReadFile("/proc/cpuinfo"); !regexp.MustCompile(`(?m)^flags\s*:.*\b(vmx|svm)\b`).Match(cpuinfo) {
+		why := "this host has no /dev/kvm"
+		if _, err := os.Stat("/dev/kvm"); err == nil {
+			why = "/dev/kvm is here but the CPU offers no hardware virtualisation (no vmx or svm: a PVM host"
+		}
+		want = append(want, "TCG: "+why, "guests run under QEMU's own translation, slower", "for KVM, run boxsnap on a host whose CPU offers hardware virtualisation")
+	}
+	for _, want := range want {
 		if !strings.Contains(out.String(), want) {
 			t.Fatalf("the doctor does not say %q:\n%s", want, out.String())
 		}

@@ -23,7 +23,7 @@ func TestBootRegistersTheQEMUBackend(t *testing.T) {
 		cfg, _, err := config.Load("serve", nil, func(k string) string { return env[k] }, io.Discard)
 		return cfg, err
 	}
-	for env, want := range map[string]string{"BOXSNAP_QEMU_ACCEL": "--qemu-accel (BOXSNAP_QEMU_ACCEL) must be kvm or tcg", "BOXSNAP_QEMU_SOCKET": "--qemu-socket (BOXSNAP_QEMU_SOCKET) must be the full path"} {
+	for env, want := range map[string]string{"BOXSNAP_QEMU_ACCEL": "--qemu-accel (BOXSNAP_QEMU_ACCEL) must be auto, kvm or tcg", "BOXSNAP_QEMU_SOCKET": "--qemu-socket (BOXSNAP_QEMU_SOCKET) must be the full path"} {
 		if _, err := load(map[string]string{env: "fast"}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s=fast: got %v, want %q", env, err, want)
 		}
@@ -58,7 +58,7 @@ func TestBootRegistersTheQEMUBackend(t *testing.T) {
 		}
 		found = true
 		q, ok := be.Snap.(*qemu.Backend)
-		if !ok || be.ID != "qemu" || be.Label != "QEMU on this host (TCG)" || be.Boxes == nil {
+		if !ok || be.ID != "qemu" || be.Label != "QEMU on this host ("+q.AccelChoice(context.Background()).Why+")"+forKVM(q) || be.Boxes == nil {
 			t.Fatalf("the QEMU backend is registered as %+v", be)
 		}
 		t.Cleanup(func() { _ = q.Close() })
@@ -107,4 +107,12 @@ func TestDemoQEMUWhereItCanBoot(t *testing.T) {
 	if be.Snapshotting(qemu.KindLinux) == nil {
 		t.Errorf("the demo's QEMU backend makes no Linux boxes")
 	}
+}
+
+// forKVM is the label's fix for KVM, where it does not run.
+func forKVM(q *qemu.Backend) string {
+	if c := q.AccelChoice(context.Background()); c.Fix != "" {
+		return ". For KVM: " + c.Fix
+	}
+	return ""
 }

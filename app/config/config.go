@@ -91,7 +91,8 @@ type Config struct {
 	DockerNetwork         string
 	DockerBoxesGoWithHost bool
 	// A QEMU backend when QEMUSocket names libvirtd's unix socket; its
-	// guests run under QEMUAccel, kvm or tcg.
+	// guests run under QEMUAccel: auto (KVM where it runs guests, else
+	// TCG), or kvm or tcg to force one.
 	QEMUSocket string
 	QEMUID     string
 	QEMUAccel  string
@@ -208,7 +209,7 @@ func Settings() []Setting {
 		{"BOXSNAP_DOCKER_BOXES_GO_WITH_HOST", "docker-boxes-go-with-host", "false", "the host goes with its boxes (Hetzner, Namespace): Keep is off"},
 		{"BOXSNAP_QEMU_SOCKET", "qemu-socket", "", "libvirtd's unix socket, such as /run/libvirt/libvirt-sock; empty: no QEMU backend"},
 		{"BOXSNAP_QEMU_ID", "qemu-id", "qemu", "the QEMU backend's ID in settings"},
-		{"BOXSNAP_QEMU_ACCEL", "qemu-accel", "tcg", "how QEMU runs guests: kvm (hardware virtualisation) or tcg (QEMU's own translation, slower)"},
+		{"BOXSNAP_QEMU_ACCEL", "qemu-accel", "auto", "how QEMU runs guests: auto (KVM where /dev/kvm opens, the CPU has vmx or svm and libvirt offers kvm; else TCG), kvm (hardware virtualisation) or tcg (QEMU's own translation, slower)"},
 		{"BOXSNAP_QEMU_TEMPLATES", "qemu-templates", "", "a folder of QEMU box templates, a folder each holding vmlinuz, initrd.img, disk.qcow2 and template.json; empty: none"},
 		{"BOXSNAP_CONTENT_STORE", "content-store", "", "keep the local backend's snapshots in an S3 bucket too: s3://bucket or s3://bucket/prefix; empty: on this host alone"},
 		{"BOXSNAP_CONTENT_STORE_ENDPOINT", "content-store-endpoint", "", "the S3 server: host:port (HTTPS), https://host:port or http://host:port"},
@@ -271,7 +272,7 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	r.dockerGoes = boolFlag(fs, "docker-boxes-go-with-host", env("BOXSNAP_DOCKER_BOXES_GO_WITH_HOST", "false"), "the host goes with its boxes: Keep is off (true/false)")
 	fs.StringVar(&c.QEMUSocket, "qemu-socket", env("BOXSNAP_QEMU_SOCKET", ""), "libvirtd's unix socket, such as /run/libvirt/libvirt-sock")
 	fs.StringVar(&c.QEMUID, "qemu-id", env("BOXSNAP_QEMU_ID", "qemu"), "the QEMU backend's ID")
-	fs.StringVar(&c.QEMUAccel, "qemu-accel", env("BOXSNAP_QEMU_ACCEL", "tcg"), "how QEMU runs guests: kvm or tcg")
+	fs.StringVar(&c.QEMUAccel, "qemu-accel", env("BOXSNAP_QEMU_ACCEL", "auto"), "how QEMU runs guests: auto, kvm or tcg")
 	fs.StringVar(&c.QEMUTemplates, "qemu-templates", env("BOXSNAP_QEMU_TEMPLATES", ""), "a folder of QEMU box templates, a folder each")
 	fs.StringVar(&c.ContentStore, "content-store", env("BOXSNAP_CONTENT_STORE", ""), "keep the local backend's snapshots in an S3 bucket too: s3://bucket/prefix")
 	fs.StringVar(&c.ContentStoreEndpoint, "content-store-endpoint", env("BOXSNAP_CONTENT_STORE_ENDPOINT", ""), "the S3 server: host:port, https://host:port or http://host:port")
@@ -380,8 +381,8 @@ func (c *Config) checkBackends() []error {
 	if c.QEMUSocket != "" && !strings.HasPrefix(c.QEMUSocket, "/") {
 		errs = append(errs, fmt.Errorf("--qemu-socket (BOXSNAP_QEMU_SOCKET) must be the full path of libvirtd's unix socket, such as /run/libvirt/libvirt-sock, not %q", c.QEMUSocket))
 	}
-	if c.QEMUAccel != "kvm" && c.QEMUAccel != "tcg" {
-		errs = append(errs, fmt.Errorf("--qemu-accel (BOXSNAP_QEMU_ACCEL) must be kvm or tcg, not %q", c.QEMUAccel))
+	if c.QEMUAccel != "auto" && c.QEMUAccel != "kvm" && c.QEMUAccel != "tcg" {
+		errs = append(errs, fmt.Errorf("--qemu-accel (BOXSNAP_QEMU_ACCEL) must be auto, kvm or tcg, not %q", c.QEMUAccel))
 	}
 	if c.ProxmoxURL != "" {
 		if !strings.HasPrefix(c.ProxmoxURL, "https://") {

@@ -24,7 +24,8 @@ const KindLinux = "linux"
 const DefaultSocket = "/run/libvirt/libvirt-sock"
 
 // Accelerators name how QEMU runs a guest: kvm (hardware virtualisation)
-// or tcg (QEMU's own translation, slower, always there).
+// or tcg (QEMU's own translation, slower, always there); AccelAuto
+// (accel.go) chooses between them.
 const (
 	AccelKVM = "kvm"
 	AccelTCG = "tcg"
@@ -56,7 +57,8 @@ type Config struct {
 	Dir string
 	// Templates are the templates boxes are made from, by name.
 	Templates map[string]Template
-	// Accel is AccelKVM or AccelTCG (the default).
+	// Accel is AccelAuto (the default: ChooseAccel), or AccelKVM or
+	// AccelTCG to force one.
 	Accel  string
 	Logger *slog.Logger
 	// Hook, when set, is called at each named point of a take, a restore,
@@ -72,6 +74,10 @@ type Backend struct {
 
 	mu sync.Mutex
 	l  *libvirt.Libvirt
+
+	// accelMu guards accel, the accelerator once chosen (AccelChoice).
+	accelMu sync.Mutex
+	accel   *AccelChoice
 
 	// importMu is held while an import checks and publishes its batch.
 	importMu sync.Mutex
@@ -103,10 +109,10 @@ func New(cfg Config) (*Backend, error) {
 	}
 	switch cfg.Accel {
 	case "":
-		cfg.Accel = AccelTCG
-	case AccelKVM, AccelTCG:
+		cfg.Accel = AccelAuto
+	case AccelAuto, AccelKVM, AccelTCG:
 	default:
-		return nil, fmt.Errorf("qemu %s: the accelerator %q is neither kvm nor tcg", cfg.ID, cfg.Accel)
+		return nil, fmt.Errorf("qemu %s: the accelerator %q is none of auto, kvm and tcg", cfg.ID, cfg.Accel)
 	}
 	logger := cfg.Logger
 	if logger == nil {
@@ -127,9 +133,6 @@ func (b *Backend) at(point string) {
 
 // ID is the backend's ID in settings.
 func (b *Backend) ID() string { return b.cfg.ID }
-
-// Accel says how the backend's guests run: AccelKVM or AccelTCG.
-func (b *Backend) Accel() string { return b.cfg.Accel }
 
 // Close ends the connection to libvirtd.
 func (b *Backend) Close() error {

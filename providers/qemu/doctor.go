@@ -3,8 +3,6 @@ package qemu
 import (
 	"context"
 	"fmt"
-	"os"
-	"strings"
 )
 
 // Check is one result of the doctor's checks of this backend.
@@ -15,58 +13,56 @@ type Check struct {
 	Fix    string
 }
 
-// kvmFix is how a host gets guests under KVM.
-const kvmFix = "run boxsnap on a host whose CPU offers hardware virtualisation (vmx or svm in /proc/cpuinfo) with /dev/kvm, then set the backend's accelerator to kvm"
-
 // Doctor checks that libvirtd answers and says whether KVM or TCG runs the
-// backend's guests, with the fix.
+// backend's guests and why, with the fix.
 func (b *Backend) Doctor(ctx context.Context) []Check {
 	name := "backend " + b.cfg.ID
 	if err := b.Ping(ctx); err != nil {
 		return []Check{{Name: name, Detail: fmt.Sprintf("libvirtd at %s does not answer: %v", b.cfg.Socket, err),
 			Fix: "start libvirtd (Debian: apt-get install --no-install-recommends libvirt-daemon-system qemu-system-x86 qemu-utils)"}}
 	}
-	cpuinfo, _ := os.ReadFile("/proc/cpuinfo")
-	_, kvmErr := os.Stat("/dev/kvm")
 	return []Check{{Name: name, OK: true, Detail: "libvirtd answers at " + b.cfg.Socket},
-		AccelCheck(name+" accel", b.cfg.Accel, kvmErr == nil, string(cpuinfo))}
+		AccelCheck(name+" accel", b.AccelChoice(ctx))}
 }
 
-// AccelCheck says which accelerator runs guests: accel as configured, on a
-// host with /dev/kvm present or not and whose CPU flags cpuinfo lists. KVM
-// configured where the CPU offers no hardware virtualisation fails; TCG
-// passes and names what KVM would need.
-func AccelCheck(name, accel string, devKVM bool, cpuinfo string) Check {
-	hw := cpuFlag(cpuinfo, "vmx") || cpuFlag(cpuinfo, "svm")
-	switch {
-	case accel == AccelKVM && devKVM && hw:
-		return Check{Name: name, OK: true, Detail: "guests run under KVM (hardware virtualisation)"}
-	case accel == AccelKVM:
-		why := "/dev/kvm is missing"
-		if devKVM {
-			why = "/dev/kvm is here but the CPU offers no hardware virtualisation (no vmx or svm), so a stock guest kernel does not boot under it"
-		}
-		return Check{Name: name, Detail: "the accelerator is kvm, but " + why, Fix: "set the backend's accelerator to tcg, or " + kvmFix}
-	case devKVM && hw:
-		return Check{Name: name, OK: true, Detail: "guests run under TCG (QEMU's own translation, slower), though this host offers KVM: set the backend's accelerator to kvm"}
-	default:
-		why := "no /dev/kvm"
-		if devKVM {
-			why = "its /dev/kvm offers no hardware virtualisation (no vmx or svm)"
-		}
-		return Check{Name: name, OK: true, Detail: fmt.Sprintf("guests run under TCG (QEMU's own translation, slower): this host has %s; for KVM, %s", why, kvmFix)}
+// AccelCheck is the doctor's line for an accelerator chosen: which runs
+// guests and why, and how to get KVM where it does not run.
+func AccelCheck(name string, c AccelChoice) Check {
+	detail := c.Why
+	if c.OK && c.Fix != "" {
+		detail += "; for KVM, " + c.Fix
 	}
+	ch := Check{Name: name, OK: c.OK, Detail: detail}
+	if !c.OK {
+		ch.Fix = c.Fix
+	}
+	return ch
 }
 
-func cpuFlag(cpuinfo, flag string) bool {
-	for _, line := range strings.Split(cpuinfo, "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "flags" {
-			for _, f := range strings.Fields(v) {
-				if f == flag {
-					return true
-				}
-			}
-		}
+// AccelChoice answers the accelerator the backend's guests run under and
+// why (ChooseAccel, on this host and its libvirtd). The host is read once;
+// a choice made while libvirtd did not answer is made again at the next
+// call.
+func (b *Backend) AccelChoice(ctx context.Context) AccelChoice {
+	b.accelMu.Lock()
+	defer b.accelMu.Unlock()
+	if b.accel != nil {
+		return *b.accel
 	}
-	return false
+	h := readHost(func() (string, error) {
+		l, err := b.conn(ctx)
+		if err != nil {
+			return "", err
+		}
+		caps, err := l.ConnectGetCapabilities()
+		if err != nil {
+			return "", fmt.Errorf("libvirtd at %s: %w", b.cfg.Socket, err)
+		}
+		return caps, nil
+	})
+	c := ChooseAccel(b.cfg.Accel, h)
+	if h.CapsErr == nil {
+		b.accel = &c
+	}
+	return c
 }

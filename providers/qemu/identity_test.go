@@ -2,6 +2,7 @@ package qemu_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -56,6 +57,7 @@ func TestIdentityResetInTheGuest(t *testing.T) {
 		t.Fatalf("ForkSnapshot: %v", err)
 	}
 	boot(t, b, fg)
+	wantResetThenNetwork(t, bootRecord(t, b, fg))
 	if got := strings.TrimSpace(sh(t, b, fg, "cat /root/state")); got != "the source" {
 		t.Fatalf("the fork holds %q, want the snapshot's %q", got, "the source")
 	}
@@ -80,5 +82,90 @@ func TestIdentityResetInTheGuest(t *testing.T) {
 		if got := readIdentity(t, b, g); got != own {
 			t.Fatalf("after restart %d the source's identity is %+v, was %+v", i, got, own)
 		}
+	}
+}
+
+// bootRecord answers the steps the guest's init recorded in this boot, in
+// order.
+func bootRecord(t *testing.T, b *qemu.Backend, g providers.Guest) []string {
+	t.Helper()
+	return strings.Split(strings.TrimSpace(sh(t, b, g, "cat /tmp/boxsnap-boot")), "\n")
+}
+
+// upInterfaces answers the guest's interfaces that have a device and are
+// up now.
+func upInterfaces(t *testing.T, b *qemu.Backend, g providers.Guest) string {
+	t.Helper()
+	return strings.TrimSpace(sh(t, b, g, `for i in /sys/class/net/*; do [ -e "$i/device" ] || continue; [ $(( $(cat "$i/flags") & 1 )) -eq 0 ] || echo "${i##*/}"; done; true`))
+}
+
+// wantResetThenNetwork fails unless the boot's record shows the reset
+// beginning with every interface down, finishing, and only then the
+// network coming up.
+func wantResetThenNetwork(t *testing.T, rec []string) {
+	t.Helper()
+	want := []string{"reset began; interfaces up: none", "reset done", "network up"}
+	if strings.Join(rec, "|") != strings.Join(want, "|") {
+		t.Errorf("the guest recorded its boot as %q, want %q", rec, want)
+	}
+}
+
+// TestIdentityResetFailsClosedInTheGuest: the guest's identity reset runs
+// before any interface is up, and when it cannot write the machine ID the
+// guest keeps its network down and says why on its console; once the
+// reset can run again, the next boot brings the network up.
+func TestIdentityResetFailsClosedInTheGuest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBackend(t)
+	g := newGuest(t, b, providertest.NewID("bx"))
+	wantResetThenNetwork(t, bootRecord(t, b, g))
+	if up := upInterfaces(t, b, g); up == "" {
+		t.Fatalf("after a reset that ran, no interface is up")
+	}
+	own := readIdentity(t, b, g)
+
+	// The marker gone, the reset runs at the next boot; a folder where it
+	// writes the new machine ID makes that write fail.
+	sh(t, b, g, "rm -f /etc/boxsnap/identity-marker && mkdir -p /etc/machine-id.new && sync")
+	if err := b.Stop(ctx, g); err != nil {
+		t.Fatal(err)
+	}
+	boot(t, b, g)
+	rec := bootRecord(t, b, g)
+	if want := []string{"reset began; interfaces up: none", "reset failed"}; strings.Join(rec, "|") != strings.Join(want, "|") {
+		t.Errorf("with the machine ID unwritable, the guest recorded its boot as %q, want %q", rec, want)
+	}
+	if up := upInterfaces(t, b, g); up != "" {
+		t.Errorf("the reset failed, yet these interfaces are up: %s", up)
+	}
+	console, err := os.ReadFile(b.ConsoleLog(g))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, say := range []string{"identity reset failed: could not write the machine ID", "the network stays down"} {
+		if !strings.Contains(string(console), say) {
+			t.Errorf("the guest's console does not say %q", say)
+		}
+	}
+	if strings.Contains(sh(t, b, g, "ls /etc/boxsnap"), "identity-marker") {
+		t.Errorf("the failed reset wrote its marker")
+	}
+	if got := readIdentity(t, b, g); got.MachineID != own.MachineID {
+		t.Errorf("the failed reset changed the machine ID to %s", got.MachineID)
+	}
+
+	// Fixed, the next boot resets and brings the network up.
+	sh(t, b, g, "rmdir /etc/machine-id.new && sync")
+	if err := b.Stop(ctx, g); err != nil {
+		t.Fatal(err)
+	}
+	boot(t, b, g)
+	wantResetThenNetwork(t, bootRecord(t, b, g))
+	if up := upInterfaces(t, b, g); up == "" {
+		t.Errorf("after the reset ran again, no interface is up")
+	}
+	if got := readIdentity(t, b, g); got.MachineID == own.MachineID {
+		t.Errorf("the reset that ran kept the machine ID %s", own.MachineID)
 	}
 }

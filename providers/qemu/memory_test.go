@@ -192,7 +192,7 @@ func TestMemorySnapshotRestoresProcesses(t *testing.T) {
 		}
 	}
 	t.Logf("accel %s, 256 MiB, 1 GiB disk: memory take median %v, memory restore median %v, disk take of the running guest median %v, disk take of the stopped guest median %v, disk restore %v (then its boot to ready %v)",
-		b.Accel(), median(memTakes), median(memRestores), median(diskTakes), median(stoppedTakes), diskRestore, bootTook)
+		b.AccelChoice(context.Background()).Accel, median(memTakes), median(memRestores), median(diskTakes), median(stoppedTakes), diskRestore, bootTook)
 }
 
 // countsSince checks the counter's log after the memory restore of round:

@@ -1,6 +1,7 @@
 package qemu
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"encoding/xml"
@@ -118,7 +119,9 @@ func esc(s string) string {
 // log file and a second serial port on a unix socket.
 func (b *Backend) domainDef(name, disk, mac string, tpl Template, meta boxMeta) string {
 	typ := "qemu"
-	if b.cfg.Accel == AccelKVM {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if b.AccelChoice(ctx).Accel == AccelKVM {
 		typ = "kvm"
 	}
 	mem, cpus := tpl.MemoryMiB, tpl.CPUs

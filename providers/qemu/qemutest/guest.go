@@ -60,43 +60,82 @@ exec /bin/busybox switch_root /newroot /sbin/init
 `
 
 // IdentityReset is boxsnap's identity reset as the guest runs it, before
-// its network: when the guest's interface MAC addresses differ from those
-// its marker holds (a fork, a copy), it makes a new machine ID, new SSH host
-// keys and a new host ID, then writes the marker.
+// its network: when the MAC addresses of the guest's interfaces that have a
+// device (not lo, not virtual ones), sorted, differ from those its marker
+// holds (a fork, a copy), it makes a new machine ID, new SSH host keys and
+// a new host ID, then writes the marker. It fails closed: any step that
+// fails ends it with a non-zero status and a line on the console naming
+// the step, and init then leaves the network down. It first records, in
+// /tmp/boxsnap-boot, which of those interfaces were up when it began.
 const IdentityReset = `#!/bin/sh
 # boxsnap identity reset, version 1
+set -eu
+step="start"
+trap 'rc=$?; [ "$rc" -eq 0 ] || echo "boxsnap: identity reset failed: could not $step (status $rc)" >&2' EXIT
 marker=/etc/boxsnap/identity-marker
-macs=$(cat /sys/class/net/*/address 2>/dev/null | grep -v '^00:00:00:00:00:00$' | sort | tr '\n' ' ')
+up=""
+macs=""
+for i in /sys/class/net/*; do
+	[ -e "$i/device" ] || continue
+	[ $(( $(cat "$i/flags") & 1 )) -eq 0 ] || up="$up ${i##*/}"
+	macs="$macs$(cat "$i/address")
+"
+done
+echo "reset began; interfaces up:${up:- none}" >> /tmp/boxsnap-boot
+macs=$(printf '%s' "$macs" | grep -v '^00:00:00:00:00:00$' | sort | tr '\n' ' ' || true)
 if [ -f "$marker" ] && [ "$(cat "$marker")" = "$macs" ]; then
 	exit 0
 fi
-head -c 16 /dev/urandom | hexdump -v -e '16/1 "%02x"' > /etc/machine-id.new && echo >> /etc/machine-id.new && mv /etc/machine-id.new /etc/machine-id
+step="write the machine ID"
+id=$(head -c 16 /dev/urandom | hexdump -v -e '16/1 "%02x"')
+[ "${#id}" -eq 32 ]
+printf '%s\n' "$id" > /etc/machine-id.new
+mv -f /etc/machine-id.new /etc/machine-id
 if ls /etc/ssh/ssh_host_*_key >/dev/null 2>&1; then
+	step="write the SSH host keys"
 	rm -f /etc/ssh/ssh_host_*
 	ssh-keygen -q -t ed25519 -N '' -f /etc/ssh/ssh_host_ed25519_key
 fi
-head -c 4 /dev/urandom > /etc/hostid
-printf '%s' "$macs" > "$marker.new" && mv "$marker.new" "$marker"
+step="write the host ID"
+head -c 4 /dev/urandom > /etc/hostid.new
+mv -f /etc/hostid.new /etc/hostid
+step="write the marker"
+printf '%s' "$macs" > "$marker.new"
+mv -f "$marker.new" "$marker"
 sync
 echo "boxsnap: identity reset ran for $macs"
 `
 
-// guestInit is the disk's /sbin/init: the identity reset first, then its
+// guestInit is the disk's /sbin/init: the identity reset first, with every
+// interface still down; only when it succeeds, the network. Then its
 // access read from its access disk (vdb, uncached) into /tmp/boxsnap-access
-// for its processes, then the network, a counter that counts each second
-// (in memory only: its value in /tmp/counter, each value appended to
-// /tmp/counts), the ready line on the console (ttyS0) and a shell on the
-// second serial port (ttyS1) for the tests.
+// for its processes, a counter that counts each second (in memory only:
+// its value in /tmp/counter, each value appended to /tmp/counts), the
+// ready line on the console (ttyS0) and a shell on the second serial port
+// (ttyS1) for the tests. /tmp/boxsnap-boot records the boot's steps in
+// order. When the reset fails the guest says so on its console, records
+// it, and keeps the network down; the shell still answers, so a person can
+// see why.
 const guestInit = `#!/bin/sh
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t tmpfs tmp /tmp
 mount -o remount,rw /
-/etc/boxsnap/identity-reset
+if /etc/boxsnap/identity-reset >/dev/ttyS0 2>&1; then
+	echo "reset done" >> /tmp/boxsnap-boot
+	net=up
+else
+	echo "reset failed" >> /tmp/boxsnap-boot
+	echo "boxsnap: the identity reset failed, so the network stays down" > /dev/ttyS0
+	net=down
+fi
 dd if=/dev/vdb iflag=direct bs=65536 count=1 2>/dev/null | tr -d '\000' > /tmp/boxsnap-access
 ip link set lo up
-for i in /sys/class/net/*; do ip link set "${i##*/}" up; done
+if [ "$net" = up ]; then
+	for i in /sys/class/net/*; do ip link set "${i##*/}" up; done
+	echo "network up" >> /tmp/boxsnap-boot
+fi
 ( n=0; while :; do n=$((n+1)); echo "$n" >> /tmp/counts; echo "$n" > /tmp/counter.new; mv /tmp/counter.new /tmp/counter; sleep 1; done ) &
 echo "boxsnap-ready $(cat /proc/sys/kernel/random/boot_id)" > /dev/ttyS0
 while :; do
