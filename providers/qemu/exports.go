@@ -33,6 +33,9 @@ func (s diskSource) convertArgs() []string {
 
 // source finds where the snapshot's disk is read from.
 func (b *archives) source(ctx context.Context, ref providers.SnapshotRef) (diskSource, error) {
+	if ref.Where == heldWhere {
+		return b.heldSource(ref.ID)
+	}
 	if id, ok := importedID(ref.Ref); ok {
 		m, err := b.importedMeta(id)
 		if err != nil {

@@ -13,20 +13,23 @@ import (
 // checkpoint's pause per GiB of the guest's memory (TCG and KVM alike: the
 // save writes the memory out).
 const (
-	TakeDisk           = 2 * time.Second
-	CheckpointPerGiB   = 8 * time.Second
-	RevertDisk         = 2 * time.Second
-	BootAbout          = 30 * time.Second
-	ForkAbout          = 5 * time.Second
-	checkpointFloor    = 2 * time.Second
-	bytesPerGiB        = float64(1 << 30)
-	keepNotPastRelease = "A QEMU box's snapshots live in its disk, which its release deletes."
+	TakeDisk         = 2 * time.Second
+	CheckpointPerGiB = 8 * time.Second
+	RevertDisk       = 2 * time.Second
+	BootAbout        = 30 * time.Second
+	ForkAbout        = 5 * time.Second
+	checkpointFloor  = 2 * time.Second
+	bytesPerGiB      = float64(1 << 30)
 )
 
 // PlanSnapshots reads the domain (and the snapshot, if one is named) and
 // says what a take, a restore, a keep and a fork would do now. Memory is
-// offered where the guest runs: it has memory to give.
+// offered where the guest runs: it has memory to give. A held copy's plan
+// reads no domain: its box may be gone.
 func (b *Backend) PlanSnapshots(ctx context.Context, g providers.Guest, snap *providers.SnapshotRef) (providers.SnapshotPlan, error) {
+	if snap != nil && snap.Where == heldWhere {
+		return b.planHeld(*snap)
+	}
 	l, d, err := b.domain(ctx, g)
 	if err != nil {
 		return providers.SnapshotPlan{}, err
@@ -60,7 +63,7 @@ func (b *Backend) PlanSnapshots(ctx context.Context, g providers.Guest, snap *pr
 	if reset == 0 {
 		plan.Take.ForkSafeWhy = "The guest's template carries no identity reset: a fork would keep its source's machine ID and host keys."
 	}
-	plan.Keep = providers.KeepPlan{Way: providers.KeepsNo, Why: keepNotPastRelease}
+	plan.Keep = keepPlan(size.DiskBytes, false)
 	plan.Fork = providers.ForkPlan{OK: true, About: ForkAbout}
 	plan.Restore = providers.RestorePlan{Way: providers.WayNone, Undo: providers.UndoSnapshot, Order: diskOrder, RestartsProcesses: true, UndoAbout: plan.Take.About}
 	if snap == nil {
@@ -85,6 +88,7 @@ func (b *Backend) PlanSnapshots(ctx context.Context, g providers.Guest, snap *pr
 	plan.Restore.Way = providers.WayRollback
 	if sx.holds() == providers.HoldsDiskAndMemory {
 		plan.Restore.Order, plan.Restore.RestartsProcesses = memoryOrder, false
+		plan.Keep = keepPlan(size.DiskBytes, true)
 	}
 	if sx.Name == "" {
 		return plan, fmt.Errorf("snapshot %s of %s has no name", snap.Ref, g.Ref)
