@@ -66,8 +66,7 @@ func (b *Backend) heldMetaPath(id string) string {
 
 // heldGuest is the guest a held copy's reference names: its file.
 func (b *Backend) heldGuest(id string) providers.Guest {
-	g := b.guest(id + heldSuffix + ".qcow2")
-	return g
+	return b.guest(id + heldSuffix + ".qcow2")
 }
 
 // heldRef is the reference of the held copy of the snapshot id, taken as ref.
@@ -114,7 +113,8 @@ func (b *Backend) writeHeld(id string, m heldMeta) error {
 // clone step copies the snapshot's disk out of the box's qcow2 and answers
 // the copy made whole (Template set: a file needs no disarm and is never
 // started, so those steps have nothing to do). A copy already whole is
-// answered as it is; one cut short is removed and made again (Remade).
+// answered as it is; one cut short is removed and made again (Remade). The
+// copy of an imported snapshot replaces its qcow2.
 func (b *Backend) HoldCopy(ctx context.Context, source providers.SnapshotRef, label providers.Label, step providers.HeldCopyStep, rec providers.Recorder) (providers.HeldCopyProgress, error) {
 	id := source.ID
 	if !validID.MatchString(id) || source.Where == heldWhere {
@@ -135,7 +135,7 @@ func (b *Backend) HoldCopy(ctx context.Context, source providers.SnapshotRef, la
 	switch {
 	case err == nil && m.Whole:
 		done.ResetVersion = m.Reset
-		return done, nil
+		return done, b.dropImportedSource(source)
 	case err == nil:
 		done.Remade = true
 	case !errors.Is(err, providers.ErrNotFound):
@@ -182,9 +182,22 @@ func (b *Backend) HoldCopy(ctx context.Context, source providers.SnapshotRef, la
 	if err := b.writeHeld(id, m); err != nil {
 		return providers.HeldCopyProgress{}, err
 	}
+	if err := b.dropImportedSource(source); err != nil {
+		return providers.HeldCopyProgress{}, err
+	}
 	b.log.InfoContext(ctx, "held copy made", "snapshot", id, "from", source.Guest.Ref, "took", time.Since(start), "remade", done.Remade)
 	done.ResetVersion = m.Reset
 	return done, nil
+}
+
+// dropImportedSource removes the qcow2 of an imported snapshot once its
+// held copy is whole: it is outside the box's disk, so the box's release
+// would leave it, and the held copy stands for it now.
+func (b *Backend) dropImportedSource(source providers.SnapshotRef) error {
+	if imp, ok := importedID(source.Ref); ok && imp == source.ID {
+		return b.removeImported(imp)
+	}
+	return nil
 }
 
 // AdoptCopy refuses: a QEMU held copy is forked into a new box, never made
