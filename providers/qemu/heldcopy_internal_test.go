@@ -51,7 +51,7 @@ func TestHeldCopyOfImported(t *testing.T) {
 	if err := os.WriteFile(b.heldDisk(id)+".part", []byte("spoiled"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	listed, err := b.heldCopies()
+	listed, err := b.listHeld()
 	if err != nil || len(listed) != 1 || !listed[0].Incomplete {
 		t.Fatalf("a copy cut short is listed as %+v (%v); want it incomplete", listed, err)
 	}
@@ -66,7 +66,7 @@ func TestHeldCopyOfImported(t *testing.T) {
 	if left, err := b.importedSnapshots(); err != nil || len(left) != 0 {
 		t.Fatalf("the imported snapshot's qcow2 is left beside its held copy: %+v %v", left, err)
 	}
-	listed, err = b.heldCopies()
+	listed, err = b.listHeld()
 	if err != nil || len(listed) != 1 || listed[0].Incomplete || listed[0].Label.Held != src.Ref || listed[0].Label.ResetVersion != 1 {
 		t.Fatalf("the held copy is listed as %+v (%v)", listed, err)
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers/qemu/qemutest"
 )
 
-// TestHeldCopyInertOnQEMU (G16): a held copy is a qcow2 file, never a
+// TestHeldCopyInertOnQEMU: a held copy is a qcow2 file, never a
 // domain, so nothing can start it, and a copy not whole is never trusted.
 // The worker releasing a box with a kept snapshot is killed (SIGKILL) at
 // each step of the copy: once its record says it is not whole, once its

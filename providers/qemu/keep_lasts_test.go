@@ -35,7 +35,7 @@ func coreOn(t *testing.T, b *qemu.Backend, dsn string) *coretest.Env {
 	return env
 }
 
-// TestKeepLastsOnQEMU (G15): Keep lasts a QEMU box's release through a
+// TestKeepLastsOnQEMU: Keep lasts a QEMU box's release through a
 // held copy of the snapshot's disk, and is offered only where a fork can use
 // it. The plan says what Keep costs and that memory is not kept; Keep is
 // refused, with why, on a snapshot taken before the identity reset. The box

@@ -156,7 +156,7 @@ func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, 
 	if err != nil {
 		return nil, err
 	}
-	copies, err := b.heldCopies()
+	copies, err := b.listHeld()
 	if err != nil {
 		return nil, err
 	}
