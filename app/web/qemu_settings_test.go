@@ -11,8 +11,8 @@ import (
 
 // TestSettingsQEMURow: Settings → Backends names a QEMU backend as boot
 // labels it, with how its guests run, and what it offers from its own
-// table: disk, or disk and memory (here on a libvirtd that is not running:
-// Snapshotting needs none).
+// table: disk, or disk and memory, forks, and Keep by a held copy (here on
+// a libvirtd that is not running: Snapshotting needs none).
 func TestSettingsQEMURow(t *testing.T) {
 	t.Parallel()
 	be, err := qemu.New(qemu.Config{ID: "qemu", Socket: t.TempDir() + "/libvirt-sock", Install: "in7anyinstall12", Dir: t.TempDir()})
@@ -21,7 +21,7 @@ func TestSettingsQEMURow(t *testing.T) {
 	}
 	s := newSite(t, coretest.Options{NoWorkers: true, Extra: []snapshots.Backend{{ID: "qemu", Kind: "qemu", Label: "QEMU on this host (TCG)", Snap: be, Boxes: be}}})
 	page := s.do(t, "GET", "/settings/snapshots/backends", nil, nil).Body.String()
-	if !strings.Contains(page, "<td>QEMU on this host (TCG)") || !strings.Contains(page, "Disk, or disk and memory; restores any") {
+	if !strings.Contains(page, "<td>QEMU on this host (TCG)") || !strings.Contains(page, "Disk, or disk and memory; restores any; forks by full copy; keeps by held copy · no charge") {
 		t.Fatalf("the QEMU row is not there, or not QEMU's table:\n%s", page)
 	}
 }

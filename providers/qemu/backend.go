@@ -82,8 +82,9 @@ type Backend struct {
 	// importMu is held while an import checks and publishes its batch.
 	importMu sync.Mutex
 
-	files    // the Browser's methods and the raw copies it reads (look.go)
-	archives // exports and imports (exports.go, imports.go)
+	files      // the Browser's methods and the raw copies it reads (look.go)
+	archives   // exports and imports (exports.go, imports.go)
+	heldCopies // kept snapshots' held copies (heldcopy.go)
 }
 
 var (
@@ -121,6 +122,7 @@ func New(cfg Config) (*Backend, error) {
 	b := &Backend{cfg: cfg, log: logger.With("backend", cfg.ID)}
 	b.files.b = b
 	b.archives.Backend = b
+	b.heldCopies.Backend = b
 	return b, nil
 }
 
@@ -225,6 +227,10 @@ func (b *Backend) ProviderTask(context.Context, providers.TaskRef) (providers.Ta
 // and finds where a snapshot's disk is read from (exports.go, imports.go);
 // the Backend embeds it.
 type archives struct{ *Backend }
+
+// heldCopies makes, lists and removes kept snapshots' held copies
+// (heldcopy.go); the Backend embeds it.
+type heldCopies struct{ *Backend }
 
 func (b *Backend) guest(name string) providers.Guest {
 	return providers.Guest{Backend: b.cfg.ID, Kind: KindLinux, Ref: name, Generation: 1}

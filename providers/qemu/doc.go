@@ -20,7 +20,11 @@
 // its processes; for a disk snapshot a hard stop, the revert of the disk and
 // a start, where the guest's processes start again. A fork extracts the
 // snapshot's disk (qemu-img convert -l) into a new domain with a new MAC
-// address. Snapshots live in the box's disk, so none outlives its release.
+// address. Snapshots live in the box's disk; a kept one outlives its box's
+// release as a held copy (heldcopy.go): its disk, copied the same way into a
+// qcow2 of its own in the imports folder before the box goes, a file that
+// nothing can start, forked, looked inside, exported and deleted as any
+// snapshot. A held copy keeps the disk, never the memory.
 //
 // A restore's steps say what they did to the guest's processes: the stop
 // ended them where the guest ran, a memory revert resumed the guest with the

@@ -33,6 +33,9 @@ func (s diskSource) convertArgs() []string {
 
 // source finds where the snapshot's disk is read from.
 func (b *archives) source(ctx context.Context, ref providers.SnapshotRef) (diskSource, error) {
+	if ref.Where == heldWhere {
+		return b.heldSource(ref.ID)
+	}
 	if id, ok := importedID(ref.Ref); ok {
 		m, err := b.importedMeta(id)
 		if err != nil {
@@ -130,4 +133,17 @@ func (b *archives) againstBase(ctx context.Context, base providers.SnapshotRef, 
 		return "", err
 	}
 	return diff, nil
+}
+
+// heldSource is where a held copy's disk is read from; one not whole wraps
+// ErrNotFound, since it holds nothing to read yet.
+func (b *archives) heldSource(id string) (diskSource, error) {
+	m, err := b.readHeld(id)
+	if err != nil {
+		return diskSource{}, err
+	}
+	if !m.Whole {
+		return diskSource{}, fmt.Errorf("the held copy of %s was cut short: %w", id, providers.ErrNotFound)
+	}
+	return diskSource{file: b.heldDisk(id), template: m.Template, reset: m.Reset, parent: m.Parent, takenAt: m.TakenAt}, nil
 }

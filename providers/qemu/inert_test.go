@@ -21,10 +21,9 @@ import (
 	"github.com/boxsnap/boxsnap/providers/qemu/qemutest"
 )
 
-// TestHeldCopyInertOnQEMU: a backend that keeps no held copies and no
-// earlier guests (a QEMU snapshot lives in its box's disk, a restore is in
-// place) still remakes a copy not finished, never trusting it, and starts
-// no guest boxsnap made by itself. The worker running a fork is
+// TestForkCutShortInertOnQEMU: a fork's copy not finished is remade, never
+// trusted, and no guest boxsnap made starts by itself (a held copy's own
+// test is TestHeldCopyInertOnQEMU). The worker running a fork is
 // killed (SIGKILL) once the fork's disk is copied and before its domain is
 // defined, and the left-over disk is spoiled; the next worker copies it
 // again from the snapshot, so the fork boots holding the file the guest
@@ -34,7 +33,7 @@ import (
 // fork is cut short (libvirtd and every QEMU killed at once, libvirtd
 // started again, on a libvirtd of the test's own), and no guest boxsnap
 // made runs after it; the reconcile afterwards finds every snapshot.
-func TestHeldCopyInertOnQEMU(t *testing.T) {
+func TestForkCutShortInertOnQEMU(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	d := qemutest.OwnLibvirtd(t)

@@ -35,13 +35,13 @@ func coreOn(t *testing.T, b *qemu.Backend, dsn string) *coretest.Env {
 	return env
 }
 
-// TestKeepLastsOnQEMU: Keep is offered only where a fork can use it after
-// the release, and a QEMU box's snapshots live in its disk and go with it,
-// so Keep is refused with why, for a snapshot taken before the identity
-// reset as for any, and the plan says so; nothing is kept. What lasts the release is a fork:
-// with boxsnap started again, a fork of the snapshot boots holding the file
-// the guest wrote before the take, and still holds it once the source is
-// released and its snapshots are gone.
+// TestKeepLastsOnQEMU: Keep lasts a QEMU box's release through a
+// held copy of the snapshot's disk, and is offered only where a fork can use
+// it. The plan says what Keep costs and that memory is not kept; Keep is
+// refused, with why, on a snapshot taken before the identity reset. The box
+// is released with its kept snapshot, boxsnap is started again, and a fork
+// from the kept snapshot boots and reads the file the guest wrote before the
+// take, while the held copy, a file and never a domain, is still listed.
 func TestKeepLastsOnQEMU(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -60,21 +60,26 @@ func TestKeepLastsOnQEMU(t *testing.T) {
 	g := providers.Guest{Backend: b.ID(), Kind: qemu.KindLinux, Ref: box.GuestRef, Generation: 1}
 	boot(t, b, g)
 	sh(t, b, g, "printf 'written before the take' > /root/state && sync")
-	sn := takeOnQEMU(t, env, box.Name, "before the release", false)
+	sn := takeOnQEMU(t, env, box.Name, "before the release", true)
 	if sn.ForkSafe == nil || *sn.ForkSafe == 0 {
 		t.Fatalf("a snapshot of a guest with the identity reset is not fork-safe: %+v", sn)
 	}
-	_, err = env.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: box.Name, Snapshot: sn.ID})
-	coretest.RefusedWith(t, err, snapshots.CannotBeKeptWords(box.Name))
 	_, _, plan, err := env.Core.Plan(ctx, snapshots.Owner(), box.Name, sn.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plan.Keep.Way != providers.KeepsNo || !strings.Contains(plan.Keep.Why, "release") {
-		t.Fatalf("the plan offers Keep as %+v; want none, saying the release deletes the snapshots", plan.Keep)
+	if plan.Keep.Way != providers.KeepsHeldCopy || plan.Keep.About == nil || plan.Keep.Bytes == nil || !strings.Contains(plan.Keep.Why, "not its memory") {
+		t.Fatalf("the plan offers Keep as %+v; want a held copy, its cost, and that memory is not kept", plan.Keep)
+	}
+	keepOp, err := env.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: box.Name, Snapshot: sn.ID})
+	if err != nil {
+		t.Fatalf("Keep: %v", err)
+	}
+	if got := waitOp(t, env, keepOp.ID); got.State != snapshots.OpDone {
+		t.Fatalf("the keep ended %s: %s", got.State, coretest.Deref(got.Error))
 	}
 
-	// A snapshot taken before the identity reset: refused alike.
+	// A snapshot taken before the identity reset: refused, with why.
 	old, err := env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "old-owl", Kind: qemu.KindLinux, Backend: b.ID(), Template: "no-reset"})
 	if err != nil {
 		t.Fatalf("AcquireBox: %v", err)
@@ -84,16 +89,31 @@ func TestKeepLastsOnQEMU(t *testing.T) {
 		t.Fatalf("a snapshot of a guest with no identity reset is fork-safe: %+v", oldSn)
 	}
 	_, err = env.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: old.Name, Snapshot: oldSn.ID})
-	coretest.RefusedWith(t, err, snapshots.CannotBeKeptWords(old.Name))
-	for _, id := range []string{sn.ID, oldSn.ID} {
-		if got, _, err := env.Core.Snapshot(ctx, snapshots.Owner(), id); err != nil || got.KeptUntil != nil {
-			t.Fatalf("a refused keep changed %s: %+v %v", id, got, err)
-		}
+	coretest.RefusedWith(t, err, providers.NoResetWords(old.Name))
+	if got, _, err := env.Core.Snapshot(ctx, snapshots.Owner(), oldSn.ID); err != nil || got.KeptUntil != nil {
+		t.Fatalf("a refused keep changed %s: %+v %v", oldSn.ID, got, err)
 	}
 
-	// boxsnap started again; the fork, then the source's release.
+	// The release makes the held copy before the box goes.
+	rop, err := env.Boxes.ReleaseBox(ctx, snapshots.Owner(), box.Name, "")
+	if err != nil {
+		t.Fatalf("ReleaseBox: %v", err)
+	}
+	if got := waitOp(t, env, rop.ID); got.State != snapshots.OpDone {
+		t.Fatalf("the release ended %s: %s", got.State, coretest.Deref(got.Error))
+	}
+	if st, err := b.Status(ctx, g); err != nil || st.Exists {
+		t.Fatalf("the released box's domain: %+v %v; want gone", st, err)
+	}
+	copyOf := heldCopyOf(t, b, sn.ID)
+
+	// boxsnap started again; the fork from the kept snapshot.
 	env.Stop()
 	env = coreOn(t, b, dsn)
+	kept, _, err := env.Core.Snapshot(ctx, snapshots.Owner(), sn.ID)
+	if err != nil || kept.KeptUntil == nil || kept.Guest != "held-copy" || kept.State != snapshots.StateReady {
+		t.Fatalf("the kept snapshot after the release: %+v %v; want kept, ready, on its held copy", kept, err)
+	}
 	op, err := env.Forks.Fork(ctx, snapshots.Owner(), fork.ForkRequest{Box: box.Name, Snapshot: sn.ID, Name: "kept-owl-fork"})
 	if err != nil {
 		t.Fatalf("Fork: %v", err)
@@ -112,23 +132,39 @@ func TestKeepLastsOnQEMU(t *testing.T) {
 	if _, err := qemutest.WaitBoot(wctx, b.ConsoleLog(fg), 0); err != nil {
 		t.Fatalf("the fork's boot: %v", err)
 	}
-	rop, err := env.Boxes.ReleaseBox(ctx, snapshots.Owner(), box.Name, "")
-	if err != nil {
-		t.Fatalf("ReleaseBox: %v", err)
+	if got := strings.TrimSpace(sh(t, b, fg, "cat /root/state")); got != "written before the take" {
+		t.Fatalf("the fork of the kept snapshot, its box released, holds %q, want the file written before the take", got)
 	}
-	if got := waitOp(t, env, rop.ID); got.State != snapshots.OpDone {
-		t.Fatalf("the release ended %s: %s", got.State, coretest.Deref(got.Error))
+	if again := heldCopyOf(t, b, sn.ID); again.Ref != copyOf.Ref {
+		t.Fatalf("the held copy after the fork is %+v, want %+v still", again, copyOf)
 	}
-	held, err := b.HeldSnapshots(ctx)
+}
+
+// heldCopyOf answers the one held copy b lists of the snapshot id: whole,
+// and on no domain.
+func heldCopyOf(t *testing.T, b *qemu.Backend, id string) providers.HeldSnapshot {
+	t.Helper()
+	held, err := b.HeldSnapshots(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
+	var out []providers.HeldSnapshot
 	for _, h := range held {
-		if h.Label.Snapshot == sn.ID {
-			t.Fatalf("the released box's snapshot is still held: %+v", h)
+		if h.Label.Snapshot == id {
+			out = append(out, h)
 		}
 	}
-	if got := strings.TrimSpace(sh(t, b, fg, "cat /root/state")); got != "written before the take" {
-		t.Fatalf("the fork, its source released, holds %q, want the file written before the take", got)
+	if len(out) != 1 || out[0].Ref.Where != "held-copy" || out[0].Incomplete || out[0].Label.KeptUntil == nil {
+		t.Fatalf("the backend holds %+v of %s; want its one held copy, whole and kept", out, id)
 	}
+	doms, err := b.Domains(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range doms {
+		if d.Ref == out[0].Ref.Guest.Ref {
+			t.Fatalf("the held copy %s is a domain", d.Ref)
+		}
+	}
+	return out[0]
 }

@@ -3,6 +3,7 @@ package qemu_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/boxsnap/boxsnap/app/coretest"
@@ -52,8 +53,9 @@ func takeOnQEMU(t *testing.T, env *coretest.Env, box, name string, memory bool) 
 // next start's reconcile finds every snapshot of the QEMU guest from its
 // label, each holding what it held (disk, or disk and memory), and deletes
 // none; each found snapshot shows the file the guest wrote before its take,
-// and a second reconcile records nothing again. None is kept: Keep is
-// refused on a QEMU box, with why, since its snapshots live in its disk.
+// and a second reconcile records nothing again. A second box's kept
+// snapshot, its box released, lives on as a held copy: it comes back kept,
+// on its held copy, and shows its files; its delete then removes the copy.
 func TestOrphansQuarantinedOnQEMU(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -75,8 +77,7 @@ func TestOrphansQuarantinedOnQEMU(t *testing.T) {
 		written[sn.ID] = state
 		taken = append(taken, sn)
 	}
-	_, err = env.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: box.Name, Snapshot: taken[0].ID})
-	coretest.RefusedWith(t, err, snapshots.CannotBeKeptWords(box.Name))
+	kept := keptAndReleased(t, env, b, "gone-owl")
 	env.Stop()
 
 	fresh := newCoreOf(t, b, own)
@@ -84,8 +85,8 @@ func TestOrphansQuarantinedOnQEMU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Found != len(taken) || rep.Kept != 0 || rep.Lost != 0 || rep.Incomplete != 0 {
-		t.Fatalf("reconcile of a fresh database: %+v; want %d found, none kept, lost or incomplete", rep, len(taken))
+	if rep.Found != len(taken) || rep.Kept != 1 || rep.Lost != 0 || rep.Incomplete != 0 {
+		t.Fatalf("reconcile of a fresh database: %+v; want %d found, one kept, none lost or incomplete", rep, len(taken))
 	}
 	for _, was := range taken {
 		sn, _, err := fresh.Core.Snapshot(ctx, snapshots.Owner(), was.ID)
@@ -107,8 +108,19 @@ func TestOrphansQuarantinedOnQEMU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(held) != len(taken) {
-		t.Fatalf("libvirt holds %d snapshots after the reconcile, want all %d", len(held), len(taken))
+	if len(held) != len(taken)+1 {
+		t.Fatalf("the backend holds %d snapshots after the reconcile, want all %d and the held copy", len(held), len(taken))
+	}
+	found, _, err := fresh.Core.Snapshot(ctx, snapshots.Owner(), kept.ID)
+	if err != nil {
+		t.Fatalf("the kept snapshot after the records were lost: %v", err)
+	}
+	if found.KeptUntil == nil || found.Guest != "held-copy" || found.State != snapshots.StateReady {
+		t.Fatalf("the kept snapshot came back as %+v; want kept, ready, on its held copy", found)
+	}
+	shown, err := fresh.Contents.ShowFile(ctx, snapshots.Owner(), found.ID, "etc/passwd")
+	if err != nil || !strings.Contains(shown.Text, "root:") {
+		t.Fatalf("the held copy's etc/passwd: %+v %v", shown, err)
 	}
 	rep, err = fresh.Sweeps.Reconcile(ctx)
 	if err != nil {
@@ -117,4 +129,46 @@ func TestOrphansQuarantinedOnQEMU(t *testing.T) {
 	if rep.Kept+rep.Found+rep.Recorded+rep.Lost != 0 {
 		t.Fatalf("a second reconcile recorded again: %+v", rep)
 	}
+	// A kept snapshot is deleted only once its keep date passes: its
+	// held copy's delete, as that expiry asks it of the backend, twice.
+	for range 2 {
+		if err := b.DeleteSnapshot(ctx, snapshots.RefOf(found, nil), nil); err != nil {
+			t.Fatalf("delete the held copy: %v", err)
+		}
+	}
+	if held, err := b.HeldSnapshots(ctx); err != nil || len(held) != len(taken) {
+		t.Fatalf("after the held copy's delete the backend holds %+v (%v); want the %d snapshots of the box alone", held, err, len(taken))
+	}
+}
+
+// keptAndReleased makes a box named name on b, its guest never started,
+// takes a snapshot of it, keeps it and releases the box, and answers the
+// snapshot's record: it lives on as a held copy.
+func keptAndReleased(t *testing.T, env *coretest.Env, b *qemu.Backend, name string) *snapshots.Snapshot {
+	t.Helper()
+	ctx := context.Background()
+	box, err := env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: name, Kind: qemu.KindLinux, Backend: b.ID(), Template: template})
+	if err != nil {
+		t.Fatalf("AcquireBox: %v", err)
+	}
+	sn := takeOnQEMU(t, env, box.Name, "kept", false)
+	op, err := env.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: box.Name, Snapshot: sn.ID})
+	if err != nil {
+		t.Fatalf("Keep: %v", err)
+	}
+	if got := waitOp(t, env, op.ID); got.State != snapshots.OpDone {
+		t.Fatalf("the keep ended %s: %s", got.State, coretest.Deref(got.Error))
+	}
+	rop, err := env.Boxes.ReleaseBox(ctx, snapshots.Owner(), box.Name, "")
+	if err != nil {
+		t.Fatalf("ReleaseBox: %v", err)
+	}
+	if got := waitOp(t, env, rop.ID); got.State != snapshots.OpDone {
+		t.Fatalf("the release ended %s: %s", got.State, coretest.Deref(got.Error))
+	}
+	sn, _, err = env.Core.Snapshot(ctx, snapshots.Owner(), sn.ID)
+	if err != nil || sn.Guest != "held-copy" {
+		t.Fatalf("the kept snapshot after its box's release: %+v %v; want it on its held copy", sn, err)
+	}
+	return sn
 }

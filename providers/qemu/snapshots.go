@@ -16,7 +16,8 @@ const storageInternal = "qcow2-internal"
 
 // Snapshotting says what the backend offers for a Linux virtual machine:
 // disk snapshots, and disk and memory of a running guest, which libvirt
-// pauses while it saves them.
+// pauses while it saves them; a kept snapshot outlives its box's release
+// as a held copy of its disk (heldcopy.go).
 func (b *Backend) Snapshotting(kind string) *providers.Snapshotting {
 	if kind != KindLinux {
 		return nil
@@ -24,7 +25,7 @@ func (b *Backend) Snapshotting(kind string) *providers.Snapshotting {
 	return &providers.Snapshotting{Scope: providers.ScopeBox,
 		Holds:        []providers.Holds{providers.HoldsDisk, providers.HoldsDiskAndMemory},
 		WhileRunning: providers.WhileRunningPauses, Restore: providers.RestoreInPlace, Fork: providers.ForkCopy,
-		KeepsPastRelease: providers.KeepsNo, Lives: providers.LivesHost}
+		KeepsPastRelease: providers.KeepsHeldCopy, Lives: providers.LivesHost}
 }
 
 // Snapshot takes a qcow2 internal snapshot through libvirt, named by the
@@ -116,11 +117,19 @@ func (b *Backend) snapshot(ctx context.Context, g providers.Guest, ref string) (
 	return l, d, s, nil
 }
 
-// DeleteSnapshot deletes the qcow2 internal snapshot, or the imported
-// snapshot's qcow2; one already gone, or whose guest is gone, is deleted.
+// DeleteSnapshot deletes the qcow2 internal snapshot, the imported
+// snapshot's qcow2, or the held copy; one already gone, or whose guest is
+// gone, is deleted. Deleting an internal snapshot removes what a held
+// copy of it cut short left.
 func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef, rec providers.Recorder) error {
+	if ref.Where == heldWhere {
+		return b.removeHeld(ref.ID)
+	}
 	if id, ok := importedID(ref.Ref); ok {
 		return b.removeImported(id)
+	}
+	if err := b.dropHalfHeld(ref.ID); err != nil {
+		return err
 	}
 	l, _, s, err := b.snapshot(ctx, ref.Guest, ref.Ref)
 	if errors.Is(err, providers.ErrNotFound) {
@@ -137,7 +146,7 @@ func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef,
 }
 
 // HeldSnapshots lists every labelled snapshot of this install's domains,
-// and every imported snapshot.
+// every imported snapshot and every held copy.
 func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, error) {
 	l, err := b.conn(ctx)
 	if err != nil {
@@ -147,6 +156,11 @@ func (b *Backend) HeldSnapshots(ctx context.Context) ([]providers.HeldSnapshot, 
 	if err != nil {
 		return nil, err
 	}
+	copies, err := b.listHeld()
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, copies...)
 	doms, _, err := l.ConnectListAllDomains(1, 0)
 	if err != nil {
 		return nil, fmt.Errorf("list domains: %v: %w", err, providers.ErrUnreachable)

@@ -183,7 +183,11 @@ func LogDeletedWithEarlierWords(name, id, box string) string {
 
 // logHeldCopyMadeWords: held-copy-made, "the copy".
 func LogHeldCopyMadeWords(name, ref, host string, memory bool) string {
-	w := fmt.Sprintf("‘%s’ copied to held copy %s on %s, a template that cannot start", name, ref, host)
+	where := ""
+	if host != "" {
+		where = " on " + host
+	}
+	w := fmt.Sprintf("‘%s’ copied to held copy %s%s, a copy that cannot start", name, ref, where)
 	if memory {
 		w += "; the copy holds the disk only"
 	}

@@ -53,7 +53,7 @@ func (dlg *DialogBuilder) KeepDialog(r Request, boxRef, ref string) (Dialog, err
 	date := until.UTC().Format("2 Jan")
 	switch plan.Keep.Way {
 	case providers.KeepsHeldCopy:
-		w := fmt.Sprintf("If %s is released, boxsnap first copies this snapshot in full into a template that cannot start", b.Name)
+		w := fmt.Sprintf("If %s is released, boxsnap first copies this snapshot in full into a copy that cannot start", b.Name)
 		if plan.Keep.About != nil {
 			w += ": " + lowerFirst(aboutWords(*plan.Keep.About))
 		}
