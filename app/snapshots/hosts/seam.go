@@ -33,7 +33,8 @@ type Hosts struct {
 
 // kernel is what the hosts use of the core's kernel: the boxes and their
 // snapshots as the caller may see them, the backends, the engine (a box's
-// running operations) and the box log; *snapshots.Service is one.
+// running operations), the box log and a snapshot's state;
+// *snapshots.Service is one.
 type kernel interface {
 	Engine() *operations.Engine
 	Backend(id string) (snapshots.Backend, error)
@@ -41,6 +42,8 @@ type kernel interface {
 	Box(ctx context.Context, c snapshots.Caller, ref string) (*snapshots.Box, error)
 	SnapshotsOfBox(ctx context.Context, q db.DBTX, box string) ([]*snapshots.Snapshot, error)
 	Log(ctx context.Context, q db.DBTX, box, kind string, c snapshots.Caller, words, snapshot, op string, data any)
+	SnapshotByID(ctx context.Context, q db.DBTX, id string) (*snapshots.Snapshot, error)
+	MoveState(ctx context.Context, q db.DBTX, sn *snapshots.Snapshot, to, errWords string) error
 }
 
 // Restorer admits a restore of a box from one of its snapshots: the
