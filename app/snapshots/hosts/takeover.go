@@ -86,7 +86,9 @@ func (h *Hosts) gone(ctx context.Context, name string) (db.Host, error) {
 // TakeOver carries the boxes of the host from, gone for good, over to the
 // host to, which must be this host (empty is this host), each made here
 // and restored from its newest
-// ready snapshot, the box log saying so; a box whose snapshots to cannot
+// ready snapshot, the box log saying so, once the operations from left
+// running on it are ended in words (endLeftOps), since from will never
+// finish them; a box whose snapshots to cannot
 // reach, or that has none, is left on from, and the result says why. It is
 // refused in words, changing nothing, for an agent, for a host seen alive
 // within SeenAliveFor or not marked gone, and for a to that is not this
@@ -121,6 +123,9 @@ func (h *Hosts) TakeOver(ctx context.Context, c snapshots.Caller, from, to strin
 		}
 		m := BoxMove{Box: b.ID, Name: b.Name}
 		sn, err := h.carriable(ctx, b, from)
+		if err == nil {
+			err = h.endLeftOps(ctx, c, b, from, to)
+		}
 		if err == nil {
 			var op *snapshots.Operation
 			if op, err = h.carry(ctx, c, b, sn, from, to, EvTakenOver, logTakenOverWords(from, to, sn.Name)); err == nil {
