@@ -1,4 +1,4 @@
-package local
+package state
 
 import (
 	"context"
@@ -21,10 +21,10 @@ import (
 // moved to another host, or taken over there, is still listed here until
 // its copy is released (the hosts' sweep of boxes another host owns);
 // its snapshots are not boxes and stay where they are.
-func (b *Backend) HeldBoxes(ctx context.Context, since time.Time) ([]string, error) {
+func (s *States) HeldBoxes(ctx context.Context, since time.Time) ([]string, error) {
 	seen := map[string]bool{}
 	for _, dir := range []string{store.DirState, store.DirBoxes} {
-		entries, err := os.ReadDir(b.Path(dir))
+		entries, err := os.ReadDir(s.Path(dir))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
