@@ -84,3 +84,49 @@ func (h *Hosts) UseRestorer(r Restorer) { h.restorer = r }
 
 // This is the host this process runs on.
 func (h *Hosts) This() string { return h.host }
+
+// BeatEvery is how often a process records its host as seen; SeenAliveFor
+// is how long after it was last seen a host still counts as alive: a few
+// beats, so a slow database or a pause never makes a live host look gone.
+const (
+	BeatEvery    = 15 * time.Second
+	SeenAliveFor = 2 * time.Minute
+	// BackfillEvery is how often each live host's own work runs (the
+	// jobs' host-work): its backfill of snapshots from before the
+	// content store.
+	BackfillEvery = 5 * time.Minute
+)
+
+// BackfillPerRun bounds how many snapshots taken before the content store
+// was set one run of a host's work ships, so a host with a long history
+// ships it over many runs (oldest first) and each run ends soon.
+const BackfillPerRun = 20
+
+// TakeOverResult is what a takeover did: the boxes it carried over, each
+// with its restore, and the boxes it left on the gone host, each with why.
+type TakeOverResult struct {
+	From  string    `json:"from"`
+	To    string    `json:"to"`
+	Taken []BoxMove `json:"taken"`
+	Left  []BoxMove `json:"left"`
+}
+
+// BoxMove is one box of a takeover: the snapshot it was restored from and
+// the restore's operation, or why it was left.
+type BoxMove struct {
+	Box       string `json:"box"`
+	Name      string `json:"name"`
+	Snapshot  string `json:"snapshot,omitempty"`
+	Operation string `json:"operation,omitempty"`
+	Why       string `json:"why,omitempty"`
+}
+
+// Templates reads a box template by name: the boxes seam is one. A box
+// carried over runs with its template's environment, which no snapshot
+// records.
+type Templates interface {
+	Template(ctx context.Context, name string) (snapshots.BoxTemplate, error)
+}
+
+// UseTemplates gives the hosts the box templates, made before them.
+func (h *Hosts) UseTemplates(t Templates) { h.templates = t }

@@ -11,25 +11,6 @@ import (
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
-// TakeOverResult is what a takeover did: the boxes it carried over, each
-// with its restore, and the boxes it left on the gone host, each with why.
-type TakeOverResult struct {
-	From  string    `json:"from"`
-	To    string    `json:"to"`
-	Taken []BoxMove `json:"taken"`
-	Left  []BoxMove `json:"left"`
-}
-
-// BoxMove is one box of a takeover: the snapshot it was restored from and
-// the restore's operation, or why it was left.
-type BoxMove struct {
-	Box       string `json:"box"`
-	Name      string `json:"name"`
-	Snapshot  string `json:"snapshot,omitempty"`
-	Operation string `json:"operation,omitempty"`
-	Why       string `json:"why,omitempty"`
-}
-
 // MarkGone marks the host name gone for good, the person's word that it
 // will not come back, which a takeover of its boxes needs. It is refused in
 // words for an agent, for a host that never ran boxsnap here, for this host
