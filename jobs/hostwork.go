@@ -4,19 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
 	"github.com/boxsnap/boxsnap/app/operations"
+	"github.com/boxsnap/boxsnap/app/snapshots/hosts"
 )
 
 // Work that reads a host's own disk runs on that host: River's leader
 // enqueues each periodic job once, on any process, so the "hosts" sweep
 // (run anywhere) puts a "host-work" run on the queue of each host whose
 // workers are alive (operations.HostQueue), which only that host's
-// workers take: a host seen through its web process alone gets none.
+// workers take: a host seen through its web process alone gets none. A
+// host's own work ships its snapshots from before the content store and
+// releases the copies it holds of boxes moved to another host.
 
 // hostSweeps are the fan-out onto the live hosts, every so often, and each
 // host's own work, when the hosts are known.
@@ -31,7 +35,7 @@ func hostSweeps(d Deps, every time.Duration) []sweep {
 			if shipped > 0 || left > 0 {
 				d.Logger.Info("snapshots from before the content store shipped", "host", d.Hosts.This(), "shipped", shipped, "left", left)
 			}
-			return err
+			return errors.Join(err, ReleaseLeft(ctx, d.Hosts, d.Logger))
 		}},
 	}
 }
@@ -87,4 +91,19 @@ func HostWorkOpts(host string) *river.InsertOpts {
 	o := SweepArgs{}.InsertOpts()
 	o.Queue = operations.HostQueue(host)
 	return &o
+}
+
+// ReleaseLeft releases the copies this host holds of boxes another host
+// owns (hosts.Hosts.ReleaseLeft), and logs how many: a host's own work
+// runs it, and a working process at its start, before it starts its
+// boxes' processes again.
+func ReleaseLeft(ctx context.Context, h *hosts.Hosts, logger *slog.Logger) error {
+	if h == nil {
+		return nil
+	}
+	rep, err := h.ReleaseLeft(ctx)
+	if len(rep.Released) > 0 || rep.Busy > 0 {
+		logger.Info("released the copies of boxes another host owns", "host", h.This(), "released", len(rep.Released), "boxes", rep.Released, "busy", rep.Busy)
+	}
+	return err
 }

@@ -60,6 +60,11 @@ func startJobs(ctx context.Context, cfg config.Config, b *base, s *seams, opts O
 	if _, err := core.Recover(ctx); err != nil {
 		logger.Error("recover operations cut short", "err", err)
 	}
+	// A box moved to another host while this one was down is released
+	// here before its process could start again.
+	if err := jobs.ReleaseLeft(ctx, s.hosts, logger); err != nil {
+		logger.Warn("release the copies of boxes another host owns", "err", err)
+	}
 	startLocalBoxes(ctx, cfg, core, s.take, s.boxes, b.st, bes, logger)
 	// The reconcile runs at start and at each sweep; at start in the
 	// background, so a backend that is slow to list never delays the

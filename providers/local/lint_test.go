@@ -60,6 +60,7 @@ var pathCallsAllowed = map[string]string{
 	"boxes.go (*Backend).Acquire":                     "makes or removes the box's folder itself, by boxsnap's path to it",
 	"boxes.go (*Backend).Release":                     "removes the box's whole folder and its state files in the store",
 	"boxes.go (*Backend).RestartRunning":              "the store's state folder",
+	"state/held.go (*States).HeldBoxes":               "the store's state and boxes folders, listed",
 	"boxes.go (*Backend).existingBox":                 "the box's folder itself, by boxsnap's path to it",
 	"state/state.go (*States).ReadState":              "the store's state file",
 	"boxes.go (*Backend).startLocked":                 "the box's freezer cgroup",

@@ -48,3 +48,8 @@ UPDATE boxes SET owner_host = $2, host = CASE WHEN owner_host IS NOT NULL THEN $
 UPDATE river_job SET queue = @to_queue::text
 WHERE queue = @from_queue::text AND state IN ('available', 'scheduled', 'retryable', 'pending')
   AND args->>'box' = ANY(@boxes::text[]);
+
+-- name: HostBoxOpsUnended :many
+-- A box's operations not ended (running, waiting, queued, or unknown),
+-- newest first: a takeover ends those its gone host left.
+SELECT * FROM operations WHERE box_id = $1 AND state IN ('running', 'unknown') ORDER BY seq DESC;

@@ -10,11 +10,6 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// BackfillPerRun bounds how many snapshots taken before the content store
-// was set one run of a host's work ships, so a host with a long history
-// ships it over many runs (oldest first) and each run ends soon.
-const BackfillPerRun = 20
-
 // Backfill ships, on this host, at most BackfillPerRun of the snapshots it
 // took before the content store was set, oldest first, and answers how
 // many it shipped and how many are left.

@@ -13,16 +13,6 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// Templates reads a box template by name: the boxes seam is one. A box
-// carried over runs with its template's environment, which no snapshot
-// records.
-type Templates interface {
-	Template(ctx context.Context, name string) (snapshots.BoxTemplate, error)
-}
-
-// UseTemplates gives the hosts the box templates, made before them.
-func (h *Hosts) UseTemplates(t Templates) { h.templates = t }
-
 // carriedSpec is what b's guest is made with on this host before it is
 // restored from sn: how b ran when sn was taken, as the backend recorded
 // it in sn (its command, user, limits and network), else as the database

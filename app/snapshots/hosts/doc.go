@@ -11,8 +11,14 @@
 // from its last snapshot onto the new host and moves the jobs still
 // waiting in the old host's queue, so a process killed part-way leaves
 // the box with its old host and the same move or takeover carries it
-// over when asked again. That restore needs the snapshot's content
-// reachable from the new host: a backend says so through
+// over when asked again. A takeover first ends, in words, the operations
+// the gone host left on each box it carries (endLeftOps), which no live
+// host would ever run, so the restore never waits behind them. The host a
+// box left releases its copy there once another host owns the box
+// (ReleaseLeft, run by its own work and by a working process's start):
+// its folder, state and process, never a snapshot. The carrying restore
+// needs the snapshot's content reachable from the new host: a backend
+// says so through
 // providers.SharedContent (the local backend with a content store), and a
 // move or a takeover is refused in words where it is not. The box's guest
 // is made on the new host first, running as the box ran when that

@@ -33,7 +33,8 @@ type Hosts struct {
 
 // kernel is what the hosts use of the core's kernel: the boxes and their
 // snapshots as the caller may see them, the backends, the engine (a box's
-// running operations) and the box log; *snapshots.Service is one.
+// running operations), the box log and a snapshot's state;
+// *snapshots.Service is one.
 type kernel interface {
 	Engine() *operations.Engine
 	Backend(id string) (snapshots.Backend, error)
@@ -41,6 +42,8 @@ type kernel interface {
 	Box(ctx context.Context, c snapshots.Caller, ref string) (*snapshots.Box, error)
 	SnapshotsOfBox(ctx context.Context, q db.DBTX, box string) ([]*snapshots.Snapshot, error)
 	Log(ctx context.Context, q db.DBTX, box, kind string, c snapshots.Caller, words, snapshot, op string, data any)
+	SnapshotByID(ctx context.Context, q db.DBTX, id string) (*snapshots.Snapshot, error)
+	MoveState(ctx context.Context, q db.DBTX, sn *snapshots.Snapshot, to, errWords string) error
 }
 
 // Restorer admits a restore of a box from one of its snapshots: the
@@ -81,3 +84,49 @@ func (h *Hosts) UseRestorer(r Restorer) { h.restorer = r }
 
 // This is the host this process runs on.
 func (h *Hosts) This() string { return h.host }
+
+// BeatEvery is how often a process records its host as seen; SeenAliveFor
+// is how long after it was last seen a host still counts as alive: a few
+// beats, so a slow database or a pause never makes a live host look gone.
+const (
+	BeatEvery    = 15 * time.Second
+	SeenAliveFor = 2 * time.Minute
+	// BackfillEvery is how often each live host's own work runs (the
+	// jobs' host-work): its backfill of snapshots from before the
+	// content store.
+	BackfillEvery = 5 * time.Minute
+)
+
+// BackfillPerRun bounds how many snapshots taken before the content store
+// was set one run of a host's work ships, so a host with a long history
+// ships it over many runs (oldest first) and each run ends soon.
+const BackfillPerRun = 20
+
+// TakeOverResult is what a takeover did: the boxes it carried over, each
+// with its restore, and the boxes it left on the gone host, each with why.
+type TakeOverResult struct {
+	From  string    `json:"from"`
+	To    string    `json:"to"`
+	Taken []BoxMove `json:"taken"`
+	Left  []BoxMove `json:"left"`
+}
+
+// BoxMove is one box of a takeover: the snapshot it was restored from and
+// the restore's operation, or why it was left.
+type BoxMove struct {
+	Box       string `json:"box"`
+	Name      string `json:"name"`
+	Snapshot  string `json:"snapshot,omitempty"`
+	Operation string `json:"operation,omitempty"`
+	Why       string `json:"why,omitempty"`
+}
+
+// Templates reads a box template by name: the boxes seam is one. A box
+// carried over runs with its template's environment, which no snapshot
+// records.
+type Templates interface {
+	Template(ctx context.Context, name string) (snapshots.BoxTemplate, error)
+}
+
+// UseTemplates gives the hosts the box templates, made before them.
+func (h *Hosts) UseTemplates(t Templates) { h.templates = t }

@@ -14,18 +14,6 @@ import (
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
-// BeatEvery is how often a process records its host as seen; SeenAliveFor
-// is how long after it was last seen a host still counts as alive: a few
-// beats, so a slow database or a pause never makes a live host look gone.
-const (
-	BeatEvery    = 15 * time.Second
-	SeenAliveFor = 2 * time.Minute
-	// BackfillEvery is how often each live host's own work runs (the
-	// jobs' host-work): its backfill of snapshots from before the
-	// content store.
-	BackfillEvery = 5 * time.Minute
-)
-
 // Host is one host as the pages, the API and the CLI show it.
 type Host struct {
 	Name      string     `json:"name"`

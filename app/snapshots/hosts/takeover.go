@@ -11,25 +11,6 @@ import (
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
-// TakeOverResult is what a takeover did: the boxes it carried over, each
-// with its restore, and the boxes it left on the gone host, each with why.
-type TakeOverResult struct {
-	From  string    `json:"from"`
-	To    string    `json:"to"`
-	Taken []BoxMove `json:"taken"`
-	Left  []BoxMove `json:"left"`
-}
-
-// BoxMove is one box of a takeover: the snapshot it was restored from and
-// the restore's operation, or why it was left.
-type BoxMove struct {
-	Box       string `json:"box"`
-	Name      string `json:"name"`
-	Snapshot  string `json:"snapshot,omitempty"`
-	Operation string `json:"operation,omitempty"`
-	Why       string `json:"why,omitempty"`
-}
-
 // MarkGone marks the host name gone for good, the person's word that it
 // will not come back, which a takeover of its boxes needs. It is refused in
 // words for an agent, for a host that never ran boxsnap here, for this host
@@ -86,7 +67,9 @@ func (h *Hosts) gone(ctx context.Context, name string) (db.Host, error) {
 // TakeOver carries the boxes of the host from, gone for good, over to the
 // host to, which must be this host (empty is this host), each made here
 // and restored from its newest
-// ready snapshot, the box log saying so; a box whose snapshots to cannot
+// ready snapshot, the box log saying so, once the operations from left
+// running on it are ended in words (endLeftOps), since from will never
+// finish them; a box whose snapshots to cannot
 // reach, or that has none, is left on from, and the result says why. It is
 // refused in words, changing nothing, for an agent, for a host seen alive
 // within SeenAliveFor or not marked gone, and for a to that is not this
@@ -121,6 +104,9 @@ func (h *Hosts) TakeOver(ctx context.Context, c snapshots.Caller, from, to strin
 		}
 		m := BoxMove{Box: b.ID, Name: b.Name}
 		sn, err := h.carriable(ctx, b, from)
+		if err == nil {
+			err = h.endLeftOps(ctx, c, b, from, to)
+		}
 		if err == nil {
 			var op *snapshots.Operation
 			if op, err = h.carry(ctx, c, b, sn, from, to, EvTakenOver, logTakenOverWords(from, to, sn.Name)); err == nil {

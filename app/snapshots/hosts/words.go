@@ -99,7 +99,31 @@ const personOnlyWords = "Only the person moves boxes between hosts and takes hos
 const (
 	EvMovedHost = "moved-host"
 	EvTakenOver = "taken-over"
+	// EvEndedGone: an operation a gone host left, ended by a takeover.
+	EvEndedGone = "ended-host-gone"
+	// EvLeftReleased: a moved box's copy left on its old host, released
+	// there.
+	EvLeftReleased = "left-copy-released"
 )
+
+// EndedGoneWords is the error of an operation a gone host left, which a
+// takeover ends.
+func EndedGoneWords(from, to string) string {
+	return fmt.Sprintf("Ended: host %s, which ran it, is gone for good and will never finish it; host %s took the box over from its newest snapshot.", from, to)
+}
+
+// logEndedGoneWords: ended-host-gone, "which operation, and why".
+func logEndedGoneWords(kind, from string) string {
+	return fmt.Sprintf("the %s left running on host %s, gone, ended: it can never finish there", kind, from)
+}
+
+// leftWhy is boxsnap's reason for releasing a moved box's copy.
+const leftWhy = "the box is owned by another host"
+
+// logLeftReleasedWords: left-copy-released, "where, and whose the box is".
+func logLeftReleasedWords(here, owner string) string {
+	return fmt.Sprintf("its old copy on host %s released (its folder, state and process): the box is on host %s now", here, owner)
+}
 
 // logMovedWords: moved-host, "from where to where, from which snapshot".
 func logMovedWords(from, to, snapshot string) string {

@@ -16,7 +16,7 @@ func TestRefusalWordsShape(t *testing.T) {
 		alreadyOnWords("amber-fox", "host-a"), unknownHostWords("host-z"), hostGoneWords("host-a"),
 		stillAliveWords("host-a", 30*time.Second), notMarkedGoneWords("host-a"), thisHostWords("host-b"),
 		noSnapshotWords("amber-fox"), busyWords("amber-fox"), personOnlyWords, askOnTargetWords("amber-fox", "host-b"),
-		takeOverOnTargetWords("host-a", "host-b")} {
+		takeOverOnTargetWords("host-a", "host-b"), EndedGoneWords("host-a", "host-b")} {
 		wordshape.Check(t, w)
 		if !strings.HasSuffix(w, ".") || strings.HasSuffix(w, "..") {
 			t.Errorf("%q does not end with one full stop", w)

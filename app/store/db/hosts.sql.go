@@ -21,6 +21,63 @@ func (q *Queries) HostBoxCount(ctx context.Context, db DBTX, ownerHost *string) 
 	return count, err
 }
 
+const hostBoxOpsUnended = `-- name: HostBoxOpsUnended :many
+SELECT id, seq, request_key, kind, box_id, generation, target, snapshots, by_kind, by_thread_id, consent, undo_id, guests, step, task, state, reserved, params, result, error, observed, resumes, created_at, started_at, ended_at, price_backend, price_reserved, task_waiting, followed, box_ran FROM operations WHERE box_id = $1 AND state IN ('running', 'unknown') ORDER BY seq DESC
+`
+
+// A box's operations not ended (running, waiting, queued, or unknown),
+// newest first: a takeover ends those its gone host left.
+func (q *Queries) HostBoxOpsUnended(ctx context.Context, db DBTX, boxID *string) ([]Operation, error) {
+	rows, err := db.Query(ctx, hostBoxOpsUnended, boxID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Operation
+	for rows.Next() {
+		var i Operation
+		if err := rows.Scan(
+			&i.ID,
+			&i.Seq,
+			&i.RequestKey,
+			&i.Kind,
+			&i.BoxID,
+			&i.Generation,
+			&i.Target,
+			&i.Snapshots,
+			&i.ByKind,
+			&i.ByThreadID,
+			&i.Consent,
+			&i.UndoID,
+			&i.Guests,
+			&i.Step,
+			&i.Task,
+			&i.State,
+			&i.Reserved,
+			&i.Params,
+			&i.Result,
+			&i.Error,
+			&i.Observed,
+			&i.Resumes,
+			&i.CreatedAt,
+			&i.StartedAt,
+			&i.EndedAt,
+			&i.PriceBackend,
+			&i.PriceReserved,
+			&i.TaskWaiting,
+			&i.Followed,
+			&i.BoxRan,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const hostBoxOwner = `-- name: HostBoxOwner :one
 SELECT owner_host FROM boxes WHERE id = $1
 `

@@ -1,0 +1,259 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/snapshots/hosts"
+	"github.com/boxsnap/boxsnap/providers/local"
+	"github.com/boxsnap/boxsnap/providers/local/objstore/s3test"
+)
+
+// TestAMovedBoxLeavesItsOldHost runs the built binary as two hosts on one
+// database and bucket (binHosts), each a serve with its workers and the
+// hosts' interval shortened to 5 seconds. A box of host-a's running a
+// process is moved to host-b: within host-a's interval (past
+// hosts.LeftQuiet) its folder, state and process are gone from host-a,
+// while it takes on host-b, and its snapshots and the bucket are as they
+// were. Then host-a is killed (SIGKILL) while it takes
+// another box of 4,000 files, marked gone, and host-b takes it over: the
+// take host-a left running ends failed, saying why on the operation and
+// the box's log, its snapshot failed, and the box is restored on host-b
+// from its last ready snapshot.
+func TestAMovedBoxLeavesItsOldHost(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	h := newBinHosts(t)
+	// A box's process runs as the box's user, which must pass through
+	// every folder above the box's.
+	if err := local.Passable(h.root, os.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	env := bucketEnv(bucket, "BOXSNAP_HOSTS_INTERVAL=5s")
+	hostA, baseA := h.start("host-a", env, "serve")
+	_, baseB := h.start("host-b", env, "serve")
+	tok, err := personToken(ctx, baseA, Password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	onA, onB := newSoakHTTP(baseA, tok), newSoakHTTP(baseB, tok)
+	conn, err := pgx.Connect(ctx, strings.TrimSuffix(h.dsn, " pool_max_conns=12"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+
+	// The move: amber-fox runs a process on host-a.
+	var made struct {
+		ID string `json:"id"`
+	}
+	if err := onA.do(ctx, "PUT", "/api/v1/templates/sleeper", map[string]any{"backend": "local", "kind": "linux", "command": "sleep 600"}, nil); err != nil {
+		t.Fatalf("save a box template: %v", err)
+	}
+	if err := onA.do(ctx, "POST", "/api/v1/boxes", map[string]string{"name": "amber-fox", "template": "sleeper"}, &made); err != nil {
+		t.Fatalf("make amber-fox on host-a: %v", err)
+	}
+	amber := made.ID
+	dirA, dirB := h.boxDir("host-a", amber), h.boxDir("host-b", amber)
+	pidA := boxPid(ctx, t, h, "host-a", amber)
+	takeSnapshots(ctx, t, onA, "amber-fox", dirA, 2)
+	ready := readyCount(ctx, t, conn, amber)
+	shipped := bucketKeys(ctx, t, srv, bucket.Bucket)
+	var op struct {
+		Operation struct {
+			ID string `json:"id"`
+		} `json:"operation"`
+	}
+	if err := onB.do(ctx, "POST", "/api/v1/boxes/amber-fox/move", map[string]string{"host": "host-b"}, &op); err != nil {
+		t.Fatalf("move amber-fox to host-b: %v", err)
+	}
+	if state := waitEnded(ctx, t, onB, op.Operation.ID); state != "done" {
+		t.Fatalf("the move ended %s", state)
+	}
+	moved := time.Now()
+	stateA := filepath.Join(h.dataDir("host-a"), "local", "state", amber+".json")
+	for _, p := range []string{dirA, stateA} {
+		waitNoPath(t, p, hosts.LeftQuiet+time.Minute)
+	}
+	waitDead(t, pidA, 10*time.Second)
+	t.Logf("host-a's copy of amber-fox and its process gone %s after the move", time.Since(moved).Round(time.Second))
+	takeSnapshots(ctx, t, onB, "amber-fox", dirB, 1)
+	if got := readyCount(ctx, t, conn, amber); got != ready+1 {
+		t.Fatalf("amber-fox has %d ready snapshots after a take on host-b; it had %d before the move", got, ready)
+	}
+	if got := bucketKeys(ctx, t, srv, bucket.Bucket); len(got) <= len(shipped) || !containsAll(got, shipped) {
+		t.Fatalf("the bucket held %d keys before the move and holds %d, not all of them: the old copy's release deleted some", len(shipped), len(got))
+	}
+	if _, err := os.Stat(dirB); err != nil {
+		t.Fatalf("amber-fox on host-b: %v", err)
+	}
+
+	// The takeover of a host that died mid-take.
+	brisk := makeBox(ctx, t, onA, "brisk-lake")
+	dirBrisk := h.boxDir("host-a", brisk)
+	takeSnapshots(ctx, t, onA, "brisk-lake", dirBrisk, 1)
+	writeMany(t, dirBrisk, "never taken")
+	if err := onA.do(ctx, "POST", "/api/v1/boxes/brisk-lake/snapshots", map[string]string{"name": "cut short"}, &op); err != nil {
+		t.Fatalf("take brisk-lake on host-a: %v", err)
+	}
+	cut := op.Operation.ID
+	killWhenStarted(ctx, t, conn, hostA, cut)
+	h.longGone(ctx, t, "host-a")
+	if err := onB.do(ctx, "POST", "/api/v1/hosts/host-a/gone", nil, nil); err != nil {
+		t.Fatalf("mark host-a gone: %v", err)
+	}
+	var taken hosts.TakeOverResult
+	if err := onB.do(ctx, "POST", "/api/v1/hosts/host-a/takeover", map[string]string{}, &taken); err != nil || len(taken.Taken) != 1 {
+		t.Fatalf("take host-a's boxes over on host-b: %+v %v", taken, err)
+	}
+	if state := waitEnded(ctx, t, onB, taken.Taken[0].Operation); state != "done" {
+		t.Fatalf("the takeover's restore ended %s", state)
+	}
+	var state, snapState string
+	var words *string
+	if err := conn.QueryRow(ctx, `SELECT o.state, o.error, s.state FROM operations o JOIN snapshots s ON s.id = o.target WHERE o.id = $1`, cut).Scan(&state, &words, &snapState); err != nil {
+		t.Fatal(err)
+	}
+	want := hosts.EndedGoneWords("host-a", "host-b")
+	if state != "failed" || words == nil || *words != want || snapState != "failed" {
+		t.Fatalf("the take host-a left running: %s, %v, its snapshot %s; want failed, %q, failed", state, words, snapState, want)
+	}
+	var boxLog struct {
+		Events []struct {
+			Kind, Words string
+			Operation   *string `json:"operation"`
+		} `json:"events"`
+	}
+	if err := onB.do(ctx, "GET", "/api/v1/boxes/brisk-lake/log", nil, &boxLog); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(boxLog.Events, func(e struct {
+		Kind, Words string
+		Operation   *string `json:"operation"`
+	}) bool {
+		return e.Kind == hosts.EvEndedGone && e.Operation != nil && *e.Operation == cut && strings.Contains(e.Words, "host-a, gone, ended")
+	}) {
+		t.Fatalf("brisk-lake's log says nothing of the take host-a left: %+v", boxLog.Events)
+	}
+	onHostB := h.boxDir("host-b", brisk)
+	if _, err := os.Stat(filepath.Join(onHostB, "note-00.txt")); err != nil {
+		t.Fatalf("brisk-lake on host-b lacks its last snapshot's file: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(onHostB, "many")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("brisk-lake on host-b holds what the cut-short take was taking: %v", err)
+	}
+}
+
+// boxPid waits up to a minute for the local box id on host to run a
+// process, and answers its process ID, read from its state file.
+func boxPid(ctx context.Context, t *testing.T, h *binHosts, host, id string) int {
+	t.Helper()
+	file := filepath.Join(h.dataDir(host), "local", "state", id+".json")
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		var st struct {
+			Proc *struct {
+				Pid int `json:"pid"`
+			} `json:"proc"`
+		}
+		if b, err := os.ReadFile(file); err == nil && json.Unmarshal(b, &st) == nil && st.Proc != nil && st.Proc.Pid > 0 &&
+			syscall.Kill(st.Proc.Pid, 0) == nil {
+			return st.Proc.Pid
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	b, _ := os.ReadFile(file)
+	t.Fatalf("box %s runs no process on %s within a minute; its state: %s", id, host, b)
+	return 0
+}
+
+// readyCount is how many ready snapshots box has.
+func readyCount(ctx context.Context, t *testing.T, conn *pgx.Conn, box string) int {
+	t.Helper()
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM snapshots WHERE box_id = $1 AND state = 'ready'", box).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// waitNoPath fails the test unless path is gone within d.
+func waitNoPath(t *testing.T, path string, d time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(d); ; time.Sleep(200 * time.Millisecond) {
+		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is still there %s on", path, d)
+		}
+	}
+}
+
+// waitDead fails the test unless the process pid has ended (or is a
+// zombie no one reaped) within d.
+func waitDead(t *testing.T, pid int, d time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(d); ; time.Sleep(100 * time.Millisecond) {
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+		if err != nil {
+			return
+		}
+		if f := strings.Fields(string(b)); len(f) > 2 && f[2] == "Z" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d still runs %s on", pid, d)
+		}
+	}
+}
+
+// killWhenStarted kills (SIGKILL, as a crash) the process p once the
+// operation op has started, its worker at work on it; an operation that
+// ended before fails the test: the kill missed it.
+func killWhenStarted(ctx context.Context, t *testing.T, conn *pgx.Conn, p *soakProc, op string) {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Millisecond) {
+		var state, step string
+		var started bool
+		if err := conn.QueryRow(ctx, "SELECT state, step, started_at IS NOT NULL FROM operations WHERE id = $1", op).Scan(&state, &step, &started); err != nil {
+			t.Fatal(err)
+		}
+		if state != "running" {
+			t.Fatalf("operation %s ended %s before its host was killed: the kill missed it", op, state)
+		}
+		if started && step != "queued" {
+			p.kill()
+			t.Logf("killed %s at operation %s's step %s", p.name, op, step)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("operation %s did not start within 2 minutes", op)
+		}
+	}
+}
+
+// containsAll says whether sorted holds every key of want.
+func containsAll(sorted, want []string) bool {
+	for _, k := range want {
+		if _, ok := slices.BinarySearch(sorted, k); !ok {
+			return false
+		}
+	}
+	return true
+}
