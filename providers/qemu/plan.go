@@ -61,7 +61,11 @@ func (b *Backend) PlanSnapshots(ctx context.Context, g providers.Guest, snap *pr
 	}
 	mem := size.MemoryBytes
 	checkpoint := max(checkpointFloor, time.Duration(float64(CheckpointPerGiB)*float64(mem)/bytesPerGiB))
-	plan := providers.SnapshotPlan{Storage: providers.Storage{Name: storageInternal, Type: "qcow2"}, Size: size}
+	st, err := b.room()
+	if err != nil {
+		return providers.SnapshotPlan{}, err
+	}
+	plan := providers.SnapshotPlan{Storage: st, Size: size}
 	plan.Take = providers.TakePlan{OK: true, About: TakeDisk, ResetVersion: reset}
 	if on {
 		// A running guest's take is libvirt's checkpoint: it pauses the

@@ -210,6 +210,10 @@ func (s *Boxes) copyRoom(ctx context.Context, b *snapshots.Box, be snapshots.Bac
 	if host == "" {
 		host = b.Host
 	}
+	if host == "" {
+		// A backend of one host (QEMU) names none: its own name stands.
+		host = be.Label
+	}
 	return copyRoomWords(host, room, need), nil
 }
 
