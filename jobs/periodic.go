@@ -42,7 +42,7 @@ const (
 // hand the settings over as they are (BOXSNAP_*_INTERVAL); tests shorten
 // them.
 type Intervals struct {
-	Recover, Reconcile, Outside, Room, Expiry, Trash, Housekeeping, Automatic, Thinning, Hosts time.Duration
+	Recover, Reconcile, Outside, Room, Expiry, Trash, Housekeeping, Automatic, Thinning, Hosts, ContentSweep time.Duration
 }
 
 // orDefaults fills each zero interval with its default.
@@ -62,6 +62,7 @@ func (i Intervals) orDefaults() Intervals {
 	or(&i.Automatic, AutomaticInterval)
 	or(&i.Thinning, ThinInterval)
 	or(&i.Hosts, hosts.BackfillEvery)
+	or(&i.ContentSweep, ContentSweepInterval)
 	return i
 }
 

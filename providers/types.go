@@ -470,6 +470,10 @@ type HeldSnapshot struct {
 	// damaged manifest), with the backend's words in Error.
 	Incomplete bool
 	Error      string
+	// Unshipped is set, with Incomplete, on a snapshot whole on its host
+	// whose take was stopped before it was wholly in the content store:
+	// its take, asked again with its label, ships the rest.
+	Unshipped bool
 	// Parent is the backend reference of the snapshot it was taken after.
 	Parent string
 }

@@ -141,7 +141,7 @@ const MinRetryKeysKeptFor = time.Hour
 // Intervals are the periodic jobs' intervals, one a job (jobs.Intervals has
 // the same fields). Sessions and set-up links are swept with housekeeping.
 type Intervals struct {
-	Recover, Reconcile, Outside, Room, Expiry, Trash, Housekeeping, Automatic, Thinning, Hosts time.Duration
+	Recover, Reconcile, Outside, Room, Expiry, Trash, Housekeeping, Automatic, Thinning, Hosts, ContentSweep time.Duration
 }
 
 // MinHostsInterval bounds the hosts' interval from below: each run puts a
@@ -165,6 +165,7 @@ var intervalSettings = []struct {
 	{"BOXSNAP_AUTOMATIC_INTERVAL", "automatic-interval", "5s", "how often boxsnap looks for running boxes due an automatic snapshot (each box is asked at its backend's cadence)", func(i *Intervals) *time.Duration { return &i.Automatic }},
 	{"BOXSNAP_THINNING_INTERVAL", "thinning-interval", "1m", "how often automatic history is thinned", func(i *Intervals) *time.Duration { return &i.Thinning }},
 	{"BOXSNAP_HOSTS_INTERVAL", "hosts-interval", "5m", "how often each live host's own work is queued on it: shipping its snapshots from before the content store (at least 5s)", func(i *Intervals) *time.Duration { return &i.Hosts }},
+	{"BOXSNAP_CONTENT_SWEEP_INTERVAL", "content-sweep-interval", "10m", "how often the content store's sweep deletes from the bucket the objects no snapshot names", func(i *Intervals) *time.Duration { return &i.ContentSweep }},
 }
 
 // Setting describes one setting for the README and --help.

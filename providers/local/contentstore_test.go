@@ -204,8 +204,8 @@ func TestSnapshotShippedBeforeReady(t *testing.T) {
 	if _, ok, _ := bucket.Head(e.ctx, bucket.Config().ManifestKey(lab.Snapshot)); ok {
 		t.Fatalf("the manifest is in the bucket before every object it names")
 	}
-	if h, ok := e.held(t, lab.Snapshot); !ok || !h.Incomplete || !strings.Contains(h.Error, "not yet wholly in the content store") {
-		t.Fatalf("a snapshot killed while shipping is held as %+v; want it incomplete, not yet in the content store", h)
+	if h, ok := e.held(t, lab.Snapshot); !ok || !h.Incomplete || !h.Unshipped || !strings.Contains(h.Error, "not yet wholly in the content store") {
+		t.Fatalf("a snapshot killed while shipping is held as %+v; want it incomplete, unshipped, not yet in the content store", h)
 	}
 	firstPuts := append([]string(nil), objs.puts...)
 

@@ -483,8 +483,10 @@ func (s *Take) takeStepsRecorded(ctx context.Context, op *snapshots.Operation, s
 func (s *Take) takeOnBackend(ctx context.Context, op *snapshots.Operation, params takeParams, sn *snapshots.Snapshot, b *snapshots.Box, be snapshots.Backend, resuming bool) (taken providers.SnapshotTaken, stop bool, err error) {
 	if resuming {
 		// The take may have happened before the restart: look for its
-		// label before taking again.
-		if held, ok, herr := s.findHeld(ctx, be, sn.ID); herr == nil && ok {
+		// label before taking again. One whole on its host but not yet
+		// in the content store is asked of the backend again, with its
+		// label, which ships the rest.
+		if held, ok, herr := s.findHeld(ctx, be, sn.ID); herr == nil && ok && !held.Unshipped {
 			if held.Incomplete {
 				return taken, true, s.incompleteTake(ctx, op, sn, b, held.Error)
 			}

@@ -120,6 +120,7 @@ func (b *Held) readHeld(id string, contentOK map[string]bool) (heldOne, bool) {
 		// what left this host. One published but not yet shipped is not
 		// ready.
 		if _, err := os.Stat(filepath.Join(dir, store.FileUnshipped)); err == nil && b.Shipped != nil && !b.Shipped(id) {
+			h.Unshipped = !h.Incomplete
 			incomplete(&h, "It is not yet wholly in the content store: taken again, it ships the rest")
 		}
 		if b.Shipped == nil || !b.Shipped(id) {
