@@ -17,7 +17,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local/objstore/s3test"
 )
 
-// TestBucketFreeingByTheDatabase runs the built binary on one database and
+// TestBucketFreeingByTheDatabaseThroughTheBinary runs the built binary on one database and
 // a real bucket: host-a a web process and a worker, host-b the same once
 // the kills are over. A box of 4,000 small files and one large file (that
 // ships as chunks) is taken, and host-a's worker is killed (SIGKILL) while
@@ -30,7 +30,7 @@ import (
 // the ledger's grace (its clock moved in the database) the bucket holds
 // only what a snapshot names. Last, on host-b, the box is moved there and
 // each ready snapshot restored, byte-exact.
-func TestBucketFreeingByTheDatabase(t *testing.T) {
+func TestBucketFreeingByTheDatabaseThroughTheBinary(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	srv := s3test.Start(t)
