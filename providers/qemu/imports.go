@@ -194,9 +194,14 @@ func (b *archives) stage(ctx context.Context, r io.Reader, dir string, limit int
 		return nil, err
 	}
 	h := sha256.New()
-	_, err = io.Copy(io.MultiWriter(f, h), io.LimitReader(tr, hd.Size))
+	src := &readErrs{r: io.LimitReader(tr, hd.Size)}
+	_, err = io.Copy(io.MultiWriter(f, h), src)
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if src.err != nil {
+		// A stream that breaks part-way is the archive's fault, never the host's.
+		return nil, &providers.RefusedError{Why: fmt.Sprintf("The disk of %s cannot be read from its archive, which is damaged or cut short (%v).", info.ID, src.err)}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("unpack the disk of %s: %w", info.ID, err)
@@ -395,4 +400,19 @@ func (b *archives) removeImported(id string) error {
 		}
 	}
 	return nil
+}
+
+// readErrs remembers the error its reader gave, so a copy can tell a
+// damaged archive from a failed write.
+type readErrs struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErrs) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
 }

@@ -17,8 +17,8 @@ import (
 // TestImportRefusesHostileQcow2: everything in an archive is hostile. A
 // qcow2 that names /etc/shadow as its backing file (whether its archive
 // says it is whole or incremental), one that keeps its data in an external
-// file, one that is not a qcow2, and one that does not match its hash are
-// each refused in words, and nothing is published; a plain one is imported,
+// file, one that is not a qcow2, one that does not match its hash (or whose
+// stream that change breaks) and one cut short are each refused in words, and nothing is published; a plain one is imported,
 // and a disk over it only into the same box.
 func TestImportRefusesHostileQcow2(t *testing.T) {
 	t.Parallel()
@@ -63,6 +63,8 @@ func TestImportRefusesHostileQcow2(t *testing.T) {
 	plain := img("plain.qcow2")
 	badSum := archive(plain, "")
 	badSum[len(badSum)/2] ^= 0xff // inside the gzip stream: a different disk, or a broken stream
+	whole := archive(plain, "")
+	cut := whole[:len(whole)*3/4] // the stream ends part-way through
 
 	cases := map[string][]byte{
 		"a whole disk backed by /etc/shadow":        archive(img("whole.qcow2", "-u", "-F", "raw", "-b", "/etc/shadow"), ""),
@@ -72,6 +74,7 @@ func TestImportRefusesHostileQcow2(t *testing.T) {
 		"a disk with an external data file":         archive(img("data.qcow2", "-o", "data_file="+filepath.Join(src, "victim")), ""),
 		"a raw file called a qcow2":                 archive(raw, ""),
 		"a disk that does not match its hash":       badSum,
+		"an archive cut short":                      cut,
 	}
 	for name, a := range cases {
 		_, err := b.ImportSnapshots(ctx, providers.ImportOptions{Group: "bx" + strings.Repeat("c", 12)}, []io.Reader{bytes.NewReader(a)})
