@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/store/db"
 	"github.com/boxsnap/boxsnap/providers"
@@ -16,8 +18,9 @@ import (
 // host, when its own work runs (and when a working process starts there),
 // releases each copy it holds of a box the database says another host
 // owns (ReleaseLeft), once its state has stayed unchanged for LeftQuiet.
-// A box this host owns is never touched, nor one with
-// an operation not ended (it may still run here), nor any snapshot: the
+// A box this host owns is never touched, nor one whose owner is not a
+// host seen alive within SeenAliveFor, nor one with an operation not
+// ended (it may still run here), nor any snapshot: the
 // snapshots are the bucket's and the database's, and the copy of them in
 // this host's folder is its cache.
 
@@ -89,6 +92,19 @@ func (h *Hosts) releaseLeft(ctx context.Context, be snapshots.Backend, ref strin
 	}
 	r := rows[0]
 	if r.OwnerHost == nil || *r.OwnerHost == h.host {
+		return "", false, nil
+	}
+	// The owner must be a host seen alive: a box whose owner is a name no
+	// process answers to (this host's own name changed, say) is never
+	// released here, since its copy here may be its only one.
+	owner, err := h.st.HostByName(ctx, h.st.Pool, *r.OwnerHost)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read box %s's owner %s: %w", r.Name, *r.OwnerHost, err)
+	}
+	if h.now().Sub(owner.LastSeenAt) >= SeenAliveFor {
 		return "", false, nil
 	}
 	if ops, err := h.st.HostBoxOpsUnended(ctx, h.st.Pool, &r.ID); err != nil {
