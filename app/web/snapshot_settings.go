@@ -24,11 +24,14 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, status int
 	p.Min.Share, p.Max.Share = 1, snapshots.MaxShareDays
 	p.Max.Trash = snapshots.MaxTrashHours
 	boxes, _ := s.boxes.List(ctx, snapshots.Owner())
-	p.NoDocker = true
+	p.NoDocker, p.NoQEMU = true, true
 	p.NotRun = pagemodel.NotRunBackends
 	for _, be := range s.opts.Core.Backends() {
-		if be.Kind == "docker" {
+		switch be.Kind {
+		case "docker":
 			p.NoDocker = false
+		case "qemu":
+			p.NoQEMU = false
 		}
 	}
 	p.Summary = fmt.Sprintf("%d per box · kept %d days", p.Settings.PerBox, p.Settings.KeepDays)

@@ -87,6 +87,8 @@ type SettingsPage struct {
 	// NoDocker: no Docker backend is configured; the page says how to add
 	// one.
 	NoDocker bool
+	// NoQEMU: no QEMU backend is configured; the page says how to add one.
+	NoQEMU bool
 	// NotRun are the backends the specification names that boxsnap does
 	// not run, each with why.
 	NotRun []Unavailable
