@@ -49,8 +49,9 @@ func writeError(w http.ResponseWriter, code snapshots.Code, words string, tryAga
 // secret).
 func (s failer) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if a, ok := approvals.AsAsked(err); ok {
-		// Not a refusal: the agent asked the person.
-		writeJSON(w, http.StatusAccepted, wire.AskedAnswer{Message: a.Words + " " + pollWords(a.Approval.ID), Request: a.Approval.ID, State: a.Approval.State})
+		// Not a refusal: the agent asked the person. Its state is the one
+		// box_operation answers for the request while it waits.
+		writeJSON(w, http.StatusAccepted, wire.AskedAnswer{Message: a.Words + " " + pollWords(a.Approval.ID), Request: a.Approval.ID, State: approvals.NeedsInput})
 		return
 	}
 	if ref, ok := snapshots.AsRefusal(err); ok {

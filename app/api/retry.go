@@ -13,6 +13,8 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/logging"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
+	"github.com/boxsnap/boxsnap/app/wire"
 )
 
 // retried runs a tool that changes something under its retry key, the
@@ -20,9 +22,10 @@ import (
 // arguments, answers that first answer again without doing anything, after
 // a restart too (the answer is kept in PostgreSQL); with other arguments,
 // or from another tool, it is refused with request_reused. Only an answer
-// that says what was done (200 or 201) is kept: after a refusal or a
-// "still running", the key is free, so a retry does the work. A call
-// without a key, and a read, runs as it is.
+// that says what was done (200 or 201) or the request for the person's
+// word it made (202, an AskedAnswer: a retry never asks twice) is kept:
+// after a refusal or a "still running", the key is free, so a retry does
+// the work. A call without a key, and a read, runs as it is.
 func (s *server) retried(t toolDef, w http.ResponseWriter, r *http.Request) {
 	if t.Hints.ReadOnly {
 		t.handle(s, w, r)
@@ -62,7 +65,7 @@ func (s *server) retried(t toolDef, w http.ResponseWriter, r *http.Request) {
 	if rec.status == 0 {
 		rec.status = http.StatusOK
 	}
-	if rec.status == http.StatusOK || rec.status == http.StatusCreated {
+	if rec.status == http.StatusOK || rec.status == http.StatusCreated || asked(rec.status, rec.body.Bytes()) {
 		a := snapshots.ToolAnswer{Tool: t.Name, Args: digest, Resolved: resolved, Status: rec.status, Body: rec.body.Bytes()}
 		if err := s.Core.KeepToolAnswer(context.WithoutCancel(ctx), c, request, a); err != nil {
 			// The call did its work; only a retry of it would do it again.
@@ -71,6 +74,13 @@ func (s *server) retried(t toolDef, w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(rec.status)
 	_, _ = w.Write(rec.body.Bytes())
+}
+
+// asked reports whether an answer is a request for the person's word
+// that the call made (fail's AskedAnswer).
+func asked(status int, body []byte) bool {
+	var a wire.AskedAnswer
+	return status == http.StatusAccepted && json.Unmarshal(body, &a) == nil && snapshots.ValidID(approvals.PrefixApproval, a.Request)
 }
 
 // errReader answers err once the body read before it is spent, so the tool

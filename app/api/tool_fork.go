@@ -25,13 +25,10 @@ const forkTakes = "snapshot (its name or ID, with box for a name), or box alone 
 // takes, deletes the snapshot it took if the fork is still refused, and
 // passes on the take's words.
 func (s agentTools) toolFork(w http.ResponseWriter, r *http.Request) {
-	var p toolparams.ForkToolParams
-	if err := decode(r, &p, forkTakes); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if err := checkForkParams(p); err != nil {
-		s.fail(w, r, err)
+	p, ok := openTool(s.failer, w, r, forkTakes, func(p *toolparams.ForkToolParams) toolOpening {
+		return toolOpening{refs: checkForkParams(*p), request: p.Request}
+	})
+	if !ok {
 		return
 	}
 	if p.Count != nil {

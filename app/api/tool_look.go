@@ -94,13 +94,10 @@ func (s agentTools) toolBoxList(w http.ResponseWriter, r *http.Request) {
 // toolBoxMake is box_make: a new box of the agent's own thread, made from a
 // box template, as POST /boxes makes it (201 and the box).
 func (s agentTools) toolBoxMake(w http.ResponseWriter, r *http.Request) {
-	var p toolparams.BoxMakeParams
-	if err := decode(r, &p, "template, and optionally name and request"); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if err := checkRequest(p.Request); err != nil {
-		s.fail(w, r, err)
+	p, ok := openTool(s.failer, w, r, "template, and optionally name and request", func(p *toolparams.BoxMakeParams) toolOpening {
+		return toolOpening{request: p.Request}
+	})
+	if !ok {
 		return
 	}
 	c := caller(r)

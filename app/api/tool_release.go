@@ -14,22 +14,13 @@ import (
 // trash first while Settings keeps one), waited for; with dry_run, the
 // release's plan, changing nothing.
 func (s agentTools) toolRelease(w http.ResponseWriter, r *http.Request) {
-	var p toolparams.ReleaseParams
-	if err := decode(r, &p, "box, request and dry_run"); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	err := checkRef("box", p.Box)
-	if err == nil {
-		err = checkRequest(p.Request)
-	}
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if p.DryRun {
-		plan, err := s.plans.Release(r.Context(), caller(r), p.Box, false)
-		s.answer(w, r, plan, err)
+	p, ok := openTool(s.failer, w, r, "box, request and dry_run", func(p *toolparams.ReleaseParams) toolOpening {
+		return toolOpening{refs: checkRef("box", p.Box), request: p.Request, dryRun: p.DryRun,
+			plan: func(ctx context.Context, c snapshots.Caller) (any, error) {
+				return s.plans.Release(ctx, c, p.Box, false)
+			}}
+	})
+	if !ok {
 		return
 	}
 	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {

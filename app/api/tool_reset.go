@@ -14,25 +14,16 @@ import (
 // toolReset is box_reset: the agent's own box made fresh from its
 // template, an undo always taken.
 func (s agentTools) toolReset(w http.ResponseWriter, r *http.Request) {
-	var p toolparams.ResetToolParams
-	if err := decode(r, &p, "box, keep_logins, template, request and dry_run"); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	err := checkRef("box", p.Box)
-	if err == nil && p.Template != "" {
-		err = checkRef("template", p.Template)
-	}
-	if err == nil {
-		err = checkRequest(p.Request)
-	}
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if p.DryRun {
-		plan, err := s.plans.Reset(r.Context(), caller(r), restore.ResetRequest{Box: p.Box, KeepLogins: p.KeepLogins, Template: p.Template})
-		s.answer(w, r, plan, err)
+	p, ok := openTool(s.failer, w, r, "box, keep_logins, template, request and dry_run", func(p *toolparams.ResetToolParams) toolOpening {
+		refs := checkRef("box", p.Box)
+		if refs == nil && p.Template != "" {
+			refs = checkRef("template", p.Template)
+		}
+		return toolOpening{refs: refs, request: p.Request, dryRun: p.DryRun, plan: func(ctx context.Context, c snapshots.Caller) (any, error) {
+			return s.plans.Reset(ctx, c, restore.ResetRequest{Box: p.Box, KeepLogins: p.KeepLogins, Template: p.Template})
+		}}
+	})
+	if !ok {
 		return
 	}
 	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {
@@ -54,22 +45,11 @@ func (s agentTools) toolReset(w http.ResponseWriter, r *http.Request) {
 // toolUndo is box_undo: the box goes back to its newest undo, of a reset or
 // a restore, with the restore's rules.
 func (s agentTools) toolUndo(w http.ResponseWriter, r *http.Request) {
-	var p toolparams.UndoParams
-	if err := decode(r, &p, "box, request and dry_run"); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	err := checkRef("box", p.Box)
-	if err == nil {
-		err = checkRequest(p.Request)
-	}
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if p.DryRun {
-		plan, err := s.plans.Undo(r.Context(), caller(r), p.Box, false)
-		s.answer(w, r, plan, err)
+	p, ok := openTool(s.failer, w, r, "box, request and dry_run", func(p *toolparams.UndoParams) toolOpening {
+		return toolOpening{refs: checkRef("box", p.Box), request: p.Request, dryRun: p.DryRun,
+			plan: func(ctx context.Context, c snapshots.Caller) (any, error) { return s.plans.Undo(ctx, c, p.Box, false) }}
+	})
+	if !ok {
 		return
 	}
 	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {
@@ -94,17 +74,10 @@ func (s agentTools) toolTrash(w http.ResponseWriter, r *http.Request) {
 // toolTrashRestore is box_trash_restore: a box of the agent's own thread
 // back from the trash, with its history.
 func (s agentTools) toolTrashRestore(w http.ResponseWriter, r *http.Request) {
-	var p toolparams.BoxToolParams
-	if err := decode(r, &p, "box and request"); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	err := checkRef("box", p.Box)
-	if err == nil {
-		err = checkRequest(p.Request)
-	}
-	if err != nil {
-		s.fail(w, r, err)
+	p, ok := openTool(s.failer, w, r, "box and request", func(p *toolparams.BoxToolParams) toolOpening {
+		return toolOpening{refs: checkRef("box", p.Box), request: p.Request}
+	})
+	if !ok {
 		return
 	}
 	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {

@@ -14,30 +14,17 @@ const restoreTakes = "box, snapshot, replace (true), request and dry_run"
 // toolRestore is box_restore: an undo is always taken; replace must be
 // true; a repeated request is the same restore.
 func (s agentTools) toolRestore(w http.ResponseWriter, r *http.Request) {
-	var p toolparams.RestoreParams
-	if err := decode(r, &p, restoreTakes); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if err := checkRef("box", p.Box); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if err := checkRef("snapshot", p.Snapshot); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if p.DryRun {
-		plan, err := s.plans.Restore(r.Context(), caller(r), snapshots.RestoreRequest{Box: p.Box, Snapshot: p.Snapshot, Replace: true})
-		s.answer(w, r, plan, err)
+	p, ok := openTool(s.failer, w, r, restoreTakes, func(p *toolparams.RestoreParams) toolOpening {
+		return toolOpening{refs: checkBoxAndSnapshot(p.Box, p.Snapshot), request: p.Request, dryRun: p.DryRun,
+			plan: func(ctx context.Context, c snapshots.Caller) (any, error) {
+				return s.plans.Restore(ctx, c, snapshots.RestoreRequest{Box: p.Box, Snapshot: p.Snapshot, Replace: true})
+			}}
+	})
+	if !ok {
 		return
 	}
 	if p.Replace == nil || !*p.Replace {
 		s.fail(w, r, invalid("%s", snapshots.ReplaceTrueWords(p.Box)))
-		return
-	}
-	if err := checkRequest(p.Request); err != nil {
-		s.fail(w, r, err)
 		return
 	}
 	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {

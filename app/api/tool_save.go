@@ -12,17 +12,10 @@ import (
 // thread may take snapshots of becomes an ordinary one, counted in the
 // per-box limit and never thinned.
 func (s agentTools) toolSnapshotSave(w http.ResponseWriter, r *http.Request) {
-	var p toolparams.SaveParams
-	if err := decode(r, &p, "box and snapshot, and optionally name and request"); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	err := checkBoxAndSnapshot(p.Box, p.Snapshot)
-	if err == nil {
-		err = checkRequest(p.Request)
-	}
-	if err != nil {
-		s.fail(w, r, err)
+	p, ok := openTool(s.failer, w, r, "box and snapshot, and optionally name and request", func(p *toolparams.SaveParams) toolOpening {
+		return toolOpening{refs: checkBoxAndSnapshot(p.Box, p.Snapshot), request: p.Request}
+	})
+	if !ok {
 		return
 	}
 	sn, err := s.keeps.Save(r.Context(), caller(r), p.Box, p.Snapshot, p.Name)
@@ -37,17 +30,10 @@ func (s agentTools) toolSnapshotSave(w http.ResponseWriter, r *http.Request) {
 // toolSnapshotUnsave is box_snapshot_unsave: a snapshot the thread may
 // delete becomes automatic again, thinned as any other.
 func (s agentTools) toolSnapshotUnsave(w http.ResponseWriter, r *http.Request) {
-	var p toolparams.UnsaveParams
-	if err := decode(r, &p, "box and snapshot, and optionally request"); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	err := checkBoxAndSnapshot(p.Box, p.Snapshot)
-	if err == nil {
-		err = checkRequest(p.Request)
-	}
-	if err != nil {
-		s.fail(w, r, err)
+	p, ok := openTool(s.failer, w, r, "box and snapshot, and optionally request", func(p *toolparams.UnsaveParams) toolOpening {
+		return toolOpening{refs: checkBoxAndSnapshot(p.Box, p.Snapshot), request: p.Request}
+	})
+	if !ok {
 		return
 	}
 	sn, err := s.keeps.Unsave(r.Context(), caller(r), p.Box, p.Snapshot)

@@ -16,17 +16,10 @@ const snapshotTakes = "box, and optionally name, note, memory and request"
 
 // toolSnapshot is box_snapshot: it takes one, waits for it, and answers.
 func (s agentTools) toolSnapshot(w http.ResponseWriter, r *http.Request) {
-	var p toolparams.SnapshotParams
-	if err := decode(r, &p, snapshotTakes); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if err := checkRef("box", p.Box); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if err := checkRequest(p.Request); err != nil {
-		s.fail(w, r, err)
+	p, ok := openTool(s.failer, w, r, snapshotTakes, func(p *toolparams.SnapshotParams) toolOpening {
+		return toolOpening{refs: checkRef("box", p.Box), request: p.Request}
+	})
+	if !ok {
 		return
 	}
 	var sn *snapshots.Snapshot
@@ -59,15 +52,4 @@ func (s agentTools) toolSnapshot(w http.ResponseWriter, r *http.Request) {
 		Holds: snapshots.HoldsWords(res.Holds, ""), Excludes: res.Excludes, SizeBytes: res.Size, Size: snapshots.SizeOfWords(res.Size, &own), TookMs: res.TookMs,
 		Price: price, Count: res.Count, Limit: res.Limit, OfLimit: answers.CountWords(res.Count, res.Limit), Replaced: res.Replaced,
 	})
-}
-
-// MaxRequestID bounds a request ID an agent makes.
-const MaxRequestID = 100
-
-// checkRequest refuses a request ID that is too long or not text.
-func checkRequest(id string) error {
-	if len(id) > MaxRequestID || !isText(id) {
-		return invalid("request is an ID you make, at most %d characters of text.", MaxRequestID)
-	}
-	return nil
 }

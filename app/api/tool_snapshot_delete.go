@@ -15,26 +15,13 @@ const deleteTakes = "box and snapshot, and optionally request and dry_run"
 // toolSnapshotDelete is box_snapshot_delete: it deletes one the thread may
 // delete, waits, and says what it freed.
 func (s agentTools) toolSnapshotDelete(w http.ResponseWriter, r *http.Request) {
-	var p toolparams.DeleteParams
-	if err := decode(r, &p, deleteTakes); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if err := checkRef("box", p.Box); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if err := checkRef("snapshot", p.Snapshot); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if err := checkRequest(p.Request); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if p.DryRun {
-		plan, err := s.plans.Delete(r.Context(), caller(r), snapshots.DeleteRequest{Box: p.Box, Snapshot: p.Snapshot})
-		s.answer(w, r, plan, err)
+	p, ok := openTool(s.failer, w, r, deleteTakes, func(p *toolparams.DeleteParams) toolOpening {
+		return toolOpening{refs: checkBoxAndSnapshot(p.Box, p.Snapshot), request: p.Request, dryRun: p.DryRun,
+			plan: func(ctx context.Context, c snapshots.Caller) (any, error) {
+				return s.plans.Delete(ctx, c, snapshots.DeleteRequest{Box: p.Box, Snapshot: p.Snapshot})
+			}}
+	})
+	if !ok {
 		return
 	}
 	op, ok := s.runTool(w, r, func(ctx context.Context, c snapshots.Caller) (*snapshots.Operation, error) {

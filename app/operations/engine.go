@@ -55,7 +55,11 @@ type Engine struct {
 	tasks  TaskReader
 	kinds  map[string]kindRun
 	ends   *listener
-	mu     sync.RWMutex
+	// recheck is how long a wait trusts the notification alone
+	// (waitRecheck; a test sets it longer, so a wait ends only on what it
+	// heard).
+	recheck time.Duration
+	mu      sync.RWMutex
 }
 
 // New makes the engine. Runners are registered with Register before work
@@ -64,7 +68,7 @@ func New(opts Options) (*Engine, error) {
 	if opts.Store == nil {
 		return nil, errors.New("operations: a store is required")
 	}
-	e := &Engine{st: opts.Store, logger: opts.Logger, snooze: opts.Snooze, kinds: map[string]kindRun{}}
+	e := &Engine{st: opts.Store, logger: opts.Logger, snooze: opts.Snooze, kinds: map[string]kindRun{}, recheck: waitRecheck}
 	if e.logger == nil {
 		e.logger = slog.New(slog.DiscardHandler)
 	}

@@ -128,17 +128,10 @@ func TestWaitersShareOneListener(t *testing.T) {
 			ended <- got
 		}()
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	until(t, fmt.Sprintf("%d waiters never listened", waiters), func() bool {
 		n, connected := env.Core.Engine().Listening()
-		if n == waiters && connected {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d waiters after 30 s (listening %v)", n, waiters, connected)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return n == waiters && connected
+	})
 	// Between their rechecks (a read each, every second) the waits hold one
 	// connection between them: the listener's, the only one listening.
 	var listeners int
@@ -158,16 +151,26 @@ func TestWaitersShareOneListener(t *testing.T) {
 			t.Fatalf("wait %d ended with its operation %s", i, got.State)
 		}
 	}
-	deadline = time.Now().Add(30 * time.Second)
-	for {
+	until(t, "nobody waits and the listener still holds its connection", func() bool {
 		n, connected := env.Core.Engine().Listening()
-		if n == 0 && !connected {
-			break
+		return n == 0 && !connected
+	})
+}
+
+// until polls cond, the state the engine reports, until it holds, and
+// fails the test with what when it does not within 30 s.
+func until(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-deadline.C:
+			t.Fatalf("%s within 30 s", what)
+		case <-tick.C:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("nobody waits and the listener still holds its connection (%d, %v)", n, connected)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -175,12 +178,13 @@ func TestWaitersShareOneListener(t *testing.T) {
 // listener listens needs no read to learn its end. An end in this process
 // hands the wait the operation as it ended, even when it came before the wait
 // subscribed; an end in another process (its notification alone) is read
-// once. Each answer comes well before the wait's one-second recheck, which
-// would otherwise be what ends it.
+// once. The waits here never recheck (it is an hour away), so each one
+// that ends heard its end.
 func TestWaitSinceHearsEveryEnd(t *testing.T) {
 	env := coretest.New(t, coretest.Options{NoWorkers: true})
 	ctx := context.Background()
 	e := env.Core.Engine()
+	e.SetWaitRecheck(time.Hour)
 	// Someone waits throughout, so the listener listens.
 	keep := env.Box(t, snapshots.Owner(), "keep-listening")
 	held, _, err := env.Take.Take(ctx, snapshots.Owner(), take.TakeRequest{Box: keep.Name})
@@ -190,13 +194,7 @@ func TestWaitSinceHearsEveryEnd(t *testing.T) {
 	hctx, stopHeld := context.WithCancel(ctx)
 	defer stopHeld()
 	go func() { _, _ = e.Wait(hctx, held.ID) }()
-	deadline := time.Now().Add(30 * time.Second)
-	for _, connected := e.Listening(); !connected; _, connected = e.Listening() {
-		if time.Now().After(deadline) {
-			t.Fatal("the listener does not listen after 30 s")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	until(t, "the listener never listened", func() bool { _, connected := e.Listening(); return connected })
 	take := func(name string) (*snapshots.Operation, operations.Mark) {
 		env.Box(t, snapshots.Owner(), name)
 		m := e.Mark()
@@ -208,19 +206,26 @@ func TestWaitSinceHearsEveryEnd(t *testing.T) {
 	}
 	check := func(what string, op *snapshots.Operation, m operations.Mark, end func()) {
 		t.Helper()
+		before, _ := e.Listening()
+		// The bound only ends a wait that never hears its end.
+		wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
 		got := make(chan *snapshots.Operation, 1)
 		go func() {
-			w, err := e.WaitSince(ctx, op, m)
+			w, err := e.WaitSince(wctx, op, m)
 			if err != nil {
 				t.Error(err)
 			}
 			got <- w
 		}()
+		// The listener counts the wait once it has subscribed (unless it
+		// has answered already): an end after this comes after the wait's
+		// subscription.
+		until(t, what+": the wait never subscribed", func() bool { n, _ := e.Listening(); return n > before || len(got) > 0 })
 		end()
-		start := time.Now()
 		w := <-got
-		if took := time.Since(start); took > 700*time.Millisecond {
-			t.Fatalf("%s: the wait ended %s after the end, by its recheck", what, took)
+		if wctx.Err() != nil {
+			t.Fatalf("%s: the wait never heard the end, and ended with its bound", what)
 		}
 		row, err := e.ByID(ctx, env.Pool, op.ID)
 		if err != nil {
@@ -233,7 +238,6 @@ func TestWaitSinceHearsEveryEnd(t *testing.T) {
 	// Ended here, after the wait subscribed.
 	op, m := take("ends-here")
 	check("an end in this process", op, m, func() {
-		time.Sleep(50 * time.Millisecond)
 		if err := env.Core.RunOperation(ctx, op.ID); err != nil {
 			t.Fatal(err)
 		}
@@ -247,7 +251,6 @@ func TestWaitSinceHearsEveryEnd(t *testing.T) {
 	// Ended elsewhere: only its notification comes.
 	op, m = take("ends-elsewhere")
 	check("an end in another process", op, m, func() {
-		time.Sleep(50 * time.Millisecond)
 		if _, err := env.Pool.Exec(ctx, `WITH e AS (UPDATE operations SET state = 'failed', error = 'elsewhere', ended_at = now() WHERE id = $1 RETURNING id)
 			SELECT pg_notify('boxsnap_operation_ended', id) FROM e`, op.ID); err != nil {
 			t.Fatal(err)
@@ -499,19 +502,8 @@ func TestAnEndLetsItsRunsLockGo(t *testing.T) {
 	free = probeLock(t, env, unknown.ID)
 	ran = run(unknown)
 	proceed <- operations.Unknown
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		got, err := e.ByID(ctx, env.Pool, unknown.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.State == operations.Unknown {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the unknown end did not come in 30 s (%s)", got.State)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if got := env.Wait(t, unknown); got.State != operations.Unknown {
+		t.Fatalf("the unknown end left the operation %s", got.State)
 	}
 	if free() {
 		t.Fatal("an unknown end let its run's lock go while the run still runs: Check now could run it again meanwhile")

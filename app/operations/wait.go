@@ -68,7 +68,7 @@ func (e *Engine) wait(ctx context.Context, id string, m Mark) (*Operation, error
 	}
 	ended, heard, stop := e.ends.subscribe(ctx, id, m)
 	defer stop()
-	tick := time.NewTimer(waitRecheck)
+	tick := time.NewTimer(e.recheck)
 	defer tick.Stop()
 	var given *Operation
 	for {
@@ -84,7 +84,7 @@ func (e *Engine) wait(ctx context.Context, id string, m Mark) (*Operation, error
 		}
 		heard = false // from now on, a wake reads unless it was handed the end
 		given = nil
-		tick.Reset(waitRecheck)
+		tick.Reset(e.recheck)
 		select {
 		case <-ctx.Done():
 		case given = <-ended:

@@ -9,15 +9,25 @@ import (
 	"github.com/boxsnap/boxsnap/app/api"
 )
 
-// toolSummary is a tool's summary in openapi.json.
+// toolSummary is a tool's description over MCP: its summary in
+// openapi.json and, for a long tool, its 202 answer's description there,
+// which says how to poll it to its end (MCP has no status for an agent to
+// read).
 func toolSummary(name string) string {
 	var doc struct {
 		Paths map[string]map[string]struct {
-			Summary string `json:"summary"`
+			Summary   string `json:"summary"`
+			Responses map[string]struct {
+				Description string `json:"description"`
+			} `json:"responses"`
 		} `json:"paths"`
 	}
 	_ = json.Unmarshal(api.OpenAPI(), &doc)
-	return doc.Paths["/tools/"+name]["post"].Summary
+	post := doc.Paths["/tools/"+name]["post"]
+	if long := post.Responses["202"].Description; long != "" {
+		return post.Summary + " " + long
+	}
+	return post.Summary
 }
 
 // paramWords are the descriptions openapi.json gives a tool's parameters
