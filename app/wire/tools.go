@@ -48,7 +48,9 @@ type ThreadsAnswer struct {
 }
 
 // AskedAnswer is box_restore's answer when it asked the person instead
-// (the form it takes): 202, the words, and the request's ID.
+// (the form it takes): 202, the words, the request's ID and its state,
+// "needs input", the state box_operation answers for that request until
+// the person decides. The answer is kept under the call's retry key.
 type AskedAnswer struct {
 	Message string `json:"message"`
 	Request string `json:"request"`
