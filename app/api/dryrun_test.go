@@ -143,6 +143,11 @@ func TestDryRunChangesNothing(t *testing.T) {
 			if !strings.Contains(plan["message"].(string), "would first take an undo") || done["undo"] == nil || done["undo"] == "" {
 				t.Errorf("%s: the plan %q, the restore's undo %v", c.tool, plan["message"], done["undo"])
 			}
+			// And what the undo costs: its space where the box's plan
+			// says (the local backend's always does).
+			if _, ok := plan["undoBytes"].(float64); !ok || !strings.Contains(plan["message"].(string), "The undo takes up to ") {
+				t.Errorf("%s's plan does not say what its undo takes: %v", c.tool, plan)
+			}
 		case "box_reset":
 			if plan["undo"] != true || done["undo"] == nil || done["undo"] == "" {
 				t.Errorf("box_reset: the plan's undo %v, the reset's %v", plan["undo"], done["undo"])

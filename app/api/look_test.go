@@ -87,7 +87,7 @@ func TestLookInsideAPI(t *testing.T) {
 	}
 
 	dry := e.call(t, "POST", "/tools/box_restore", tok, map[string]any{"box": "lit-box", "snapshot": "before", "dry_run": true}).must(t, 200)
-	contains(t, dry.str("message"), "1 file changed, 1 added, 0 removed since then. Nothing changed: this was a dry run.")
+	contains(t, dry.str("message"), "1 file changed, 1 added, 0 removed since then. The undo takes up to ", "Nothing changed: this was a dry run.")
 	if got, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(got) != "one\nTWO\n" {
 		t.Fatalf("a dry run changed notes.txt to %q", got)
 	}

@@ -109,7 +109,7 @@ func TestDockerBrowseThroughAPI(t *testing.T) {
 	_ = resp.Body.Close()
 	var dry struct{ Message string }
 	must(t, json.Unmarshal(raw, &dry))
-	if resp.StatusCode != 200 || !strings.Contains(dry.Message, "1 file changed, 0 added, 0 removed since then. Nothing changed: this was a dry run.") {
+	if resp.StatusCode != 200 || !strings.Contains(dry.Message, "1 file changed, 0 added, 0 removed since then. ") || !strings.HasSuffix(dry.Message, "Nothing changed: this was a dry run.") {
 		t.Fatalf("box_restore's dry run: %d %s", resp.StatusCode, raw)
 	}
 	noLooks(t, b, sn.Ref)

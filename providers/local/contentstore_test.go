@@ -254,9 +254,10 @@ func TestSnapshotShippedBeforeReady(t *testing.T) {
 }
 
 // TestCorruptObjectMarksDamaged: a restore that must fetch content the
-// host lacks checks each object by its hash; a corrupt or missing one
-// marks the snapshot damaged and the restore refuses before changing
-// anything. Whole objects restore byte-exact.
+// host lacks checks each object by its hash; a corrupt one, and one
+// missing from the bucket, each mark their snapshot damaged and the
+// restore refuses before changing anything. Whole objects restore
+// byte-exact.
 func TestCorruptObjectMarksDamaged(t *testing.T) {
 	e, _, bucket := setupStored(t)
 	small := randomBytes(t, 64<<10)
@@ -292,7 +293,7 @@ func TestCorruptObjectMarksDamaged(t *testing.T) {
 		t.Fatalf("small.bin restored from the bucket is not byte-exact")
 	}
 
-	// One chunk of the large file corrupt in the bucket.
+	// The small file's object corrupt in the bucket.
 	var smallHash string
 	for h, size := range m.Hashes() {
 		if size == int64(len(small)) {
@@ -320,6 +321,49 @@ func TestCorruptObjectMarksDamaged(t *testing.T) {
 	h, ok := e.held(t, ref.Ref)
 	if !ok || !h.Incomplete || !strings.Contains(h.Error, "damaged") {
 		t.Fatalf("the snapshot is held as %+v; want it incomplete, damaged", h)
+	}
+
+	// Another snapshot, its new content then missing from the bucket: its
+	// restore refuses alike, and it is marked damaged.
+	e.write(t, "new.bin", string(randomBytes(t, 48<<10)))
+	_, ref2 := e.take(t)
+	m2, err := e.b.Manifest(ref2.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := m.Hashes()
+	removed := 0
+	for h := range m2.Hashes() {
+		if _, ok := old[h]; ok {
+			continue
+		}
+		if err := bucket.Delete(e.ctx, keys.ContentKey(h)); err != nil {
+			t.Fatal(err)
+		}
+		removed++
+	}
+	if removed == 0 {
+		t.Fatal("the second snapshot holds no content of its own: nothing here is tested")
+	}
+	for h := range m2.Hashes() {
+		if err := os.Remove(e.b.ContentPath(h)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+	}
+	e.write(t, "new.bin", "changed since the second")
+	before = listing(t, e.dir)
+	err = e.restore(t, ref2)
+	if err == nil || !strings.Contains(err.Error(), "that this snapshot names: the snapshot is damaged") || !strings.Contains(err.Error(), "Nothing was changed.") {
+		t.Fatalf("a restore with a missing object answered %v; want it refused, the snapshot damaged", err)
+	}
+	if !errors.Is(err, providers.ErrRefused) {
+		t.Errorf("%v is not a refusal", err)
+	}
+	if after := listing(t, e.dir); after != before {
+		t.Fatalf("the refused restore changed the box:\nbefore %s\nafter %s", before, after)
+	}
+	if h, ok := e.held(t, ref2.Ref); !ok || !h.Incomplete || !strings.Contains(h.Error, "damaged") {
+		t.Fatalf("the snapshot missing an object is held as %+v; want it incomplete, damaged", h)
 	}
 }
 

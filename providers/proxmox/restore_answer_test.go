@@ -66,7 +66,7 @@ func TestFailedSwapRestartsTheBox(t *testing.T) {
 }
 
 // TestRestoreAnswerSaysWhatHappenedOnProxmox: a restore answers what the
-// simulated Proxmox did. A disk restore of a running VM ends its processes
+// simulated Proxmox did, and its dry run said it would. A disk restore of a running VM ends its processes
 // and starts it again; a memory restore's rollback resumes the VM with its
 // processes, which is not started again: no failed start task ("VM already
 // running") is left on the node.
@@ -85,7 +85,14 @@ func TestRestoreAnswerSaysWhatHappenedOnProxmox(t *testing.T) {
 	for _, c := range []struct {
 		target    string
 		processes bool
-	}{{disk.ID, true}, {memory.ID, false}} {
+		plan      string
+	}{{disk.ID, true, "; every process in it ends."}, {memory.ID, false, ", and its memory: it comes back running as it was then, with the credentials its apps held then."}} {
+		// The dry run's plan says it first, as the restore dialog does.
+		dry, err := env.Restores.RestoreDryRun(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: "quiet-owl", Snapshot: c.target, Replace: true})
+		must(t, err)
+		if w := restore.DryRunWords(dry); !strings.Contains(w, "as it was then"+c.plan) {
+			t.Errorf("the dry run of the restore to %s says %q, want it to say %q", c.target, w, c.plan)
+		}
 		got := restoreDone(t, env, "quiet-owl", c.target)
 		var res restore.RestoreResult
 		must(t, json.Unmarshal(got.Result, &res))

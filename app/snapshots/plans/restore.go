@@ -2,6 +2,7 @@ package plans
 
 import (
 	"context"
+	"strings"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/restore"
@@ -25,6 +26,11 @@ type RestoreDry struct {
 	// AsksFirst says an agent's restore would ask the person first, and
 	// wait for their word, as the restore an approval starts.
 	AsksFirst bool `json:"asksFirst,omitempty"`
+	// UndoBytes is what the undo taken first adds on the box's storage,
+	// where the plan says; UndoPrice is the backend's price for it, where
+	// it charges. Neither is set when no undo is taken.
+	UndoBytes *int64 `json:"undoBytes,omitempty"`
+	UndoPrice string `json:"undoPrice,omitempty"`
 }
 
 // Restore checks a restore as the core's Restore does (RestoreDryRun) and
@@ -46,6 +52,18 @@ func (p *Plans) Restore(ctx context.Context, c snapshots.Caller, req snapshots.R
 		return nil, err
 	}
 	out := &RestoreDry{Message: restore.DryRunWords(d), DryRun: true, Box: d.Box.Name, Snapshot: d.Snapshot.ID, Name: d.Snapshot.Name, AsksFirst: asks}
+	if d.Undo {
+		be, ok := p.k.BackendOf(d.Box)
+		if plan, err := p.k.PlanNow(ctx, d.Box, be, nil); err == nil {
+			out.UndoBytes = plan.Take.AddsBytes
+		}
+		if sn := be.Snapshotting(d.Box.Kind); sn != nil && sn.Price != nil {
+			out.UndoPrice = snapshots.PriceWords(sn.Price)
+		}
+		if w := undoCostWords(out.UndoBytes, out.UndoPrice, WhereWords(be, ok, d.Box)); w != "" {
+			out.Message = strings.TrimSuffix(out.Message, snapshots.NothingChangedDryWords) + w + " " + snapshots.NothingChangedDryWords
+		}
+	}
 	if asks {
 		out.Message = asksFirstWords(d.Box.Name) + " " + out.Message
 	}

@@ -101,16 +101,24 @@ func resetDryWords(d *ResetDry, where string) string {
 		w += " It also ends: " + strings.Join(d.Goes, " ")
 	}
 	w += " " + ResetUndoLineWords
-	if d.UndoBytes != nil {
-		w += fmt.Sprintf(" The undo takes up to %s %s", snapshots.GB(*d.UndoBytes), where)
-		if d.UndoPrice != "" {
-			w += ", at " + d.UndoPrice
-		}
-		w += "."
-	} else if d.UndoPrice != "" {
-		w += " The undo costs " + d.UndoPrice + "."
+	if c := undoCostWords(d.UndoBytes, d.UndoPrice, where); c != "" {
+		w += " " + c
 	}
 	return w + " " + snapshots.NothingChangedDryWords
+}
+
+// undoCostWords says what an undo taken first takes: its space where
+// (WhereWords) and its price, where known; "" where neither is.
+func undoCostWords(bytes *int64, price, where string) string {
+	switch {
+	case bytes != nil && price != "":
+		return fmt.Sprintf("The undo takes up to %s %s, at %s.", snapshots.GB(*bytes), where, price)
+	case bytes != nil:
+		return fmt.Sprintf("The undo takes up to %s %s.", snapshots.GB(*bytes), where)
+	case price != "":
+		return "The undo costs " + price + "."
+	}
+	return ""
 }
 
 // asksFirstWords opens the dry run of an agent's restore that would ask the

@@ -53,15 +53,20 @@ func resetWords(res ResetResult) string {
 	return w
 }
 
-// DryRunWords says what a restore would do, for a dry run's answer.
+// DryRunWords says what a restore would do, for a dry run's answer: what
+// the restore dialog says of its processes too, ended by a disk restore,
+// brought back as they were by a memory restore.
 func DryRunWords(d *RestoreDry) string {
 	w := fmt.Sprintf("A restore of %s to ‘%s’ would", d.Box.Name, d.Snapshot.Name)
 	if d.Undo {
 		w += " first take an undo, then"
 	}
 	w += " put back everything on its disk as it was then"
-	if d.RestartsProcesses {
+	switch {
+	case d.RestartsProcesses:
 		w += "; every process in it ends"
+	case d.Snapshot.Holds == string(providers.HoldsDiskAndMemory):
+		w += ", and its memory: it comes back running as it was then, with the credentials its apps held then"
 	}
 	w += "."
 	if d.Changes != nil {

@@ -10,7 +10,7 @@ import (
 )
 
 // TakeDialog builds Take snapshot's dialog from the plan: a name (the time
-// by default), a note, "With its memory" where offered, the time, pause and
+// by default), a note, "With its memory" where the plan offers it, the time, pause and
 // space, what it holds, the count, the picture and the price.
 func (dlg *DialogBuilder) TakeDialog(r Request, boxRef string) (Dialog, error) {
 	ctx := r.Context()
@@ -51,7 +51,9 @@ func (dlg *DialogBuilder) TakeDialog(r Request, boxRef string) (Dialog, error) {
 		holds += " It leaves out " + snapping.Excludes + "."
 	}
 	d.Lines = append(d.Lines, holds)
-	if snapping.OffersMemory() {
+	// Memory is offered where the plan says this guest can give it now (a
+	// QEMU guest that is stopped has none), as the take would refuse it.
+	if snapping.OffersMemory() && plan.Take.MemoryBytes != nil {
 		d.OfferMemory = true
 		d.MemoryLine = "With its memory: its running apps come back too."
 		if plan.Take.MemoryAbout > 0 {
