@@ -86,7 +86,7 @@ func BrokenArchives(t testing.TB, whole []byte, mid string) []BrokenArchive {
 	}
 	short := []string{providers.ArchiveCutShortWords}
 	damaged := []string{providers.ArchiveCutShortWords, providers.ArchiveDamagedWords, providers.ArchiveNotTarWords,
-		"does not match its hash", "does not match its diff ID", "does not match its checksum", "is no tar"}
+		"does not match its hash", "does not match its diff ID", "does not match its checksum", "is no whole tar"}
 	after := []string{providers.ArchiveTrailerWords}
 	var second bytes.Buffer
 	zw := gzip.NewWriter(&second)
