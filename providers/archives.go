@@ -2,6 +2,7 @@ package providers
 
 import (
 	"archive/tar"
+	"bufio"
 	"compress/flate"
 	"compress/gzip"
 	"errors"
@@ -21,18 +22,21 @@ const maxZerosAfterEnd = 1 << 20
 // words (Fault), and it checks that the archive ends where its tar does
 // (End): a gzip stream's check sum is read only at its very end.
 type ArchiveStream struct {
-	zr  *gzip.Reader
-	err error // the first error the stream gave, io.EOF aside
+	br  *bufio.Reader // the archive's bytes, read on past its gzip stream by End
+	zr  *gzip.Reader  // its one gzip stream
+	err error         // the first error the stream gave, io.EOF aside
 }
 
 // OpenArchive begins to read an archive: an empty one, one cut short in its
 // first bytes and one that is no gzip stream are refused in words; a read
 // that fails on the host is an error.
 func OpenArchive(r io.Reader) (*ArchiveStream, error) {
-	zr, err := gzip.NewReader(r)
+	br := bufio.NewReader(r)
+	zr, err := gzip.NewReader(br)
 	switch {
 	case err == nil:
-		return &ArchiveStream{zr: zr}, nil
+		zr.Multistream(false) // boxsnap writes one: what follows is End's
+		return &ArchiveStream{br: br, zr: zr}, nil
 	case err == io.EOF:
 		return nil, &RefusedError{Why: ArchiveEmptyWords}
 	case errors.Is(err, gzip.ErrHeader):
@@ -54,7 +58,7 @@ func (a *ArchiveStream) Read(p []byte) (int, error) {
 }
 
 // Fault is what an import answers when its reading of the archive ended in
-// err: where the stream broke (cut short, damaged, bytes after its end), or
+// err: where the stream broke (cut short, damaged), or
 // err is the tar's own (a tar cut short, a header that is no header), a
 // refusal in words, whatever err says; err itself otherwise (a refusal of
 // what the archive holds, a write that failed on the host, a context
@@ -74,28 +78,35 @@ func (a *ArchiveStream) Fault(err error) error {
 }
 
 // End reads the archive on from its tar's end, once the tar reader met it:
-// zeros may follow, up to a bound; anything else (a byte of another gzip
-// member, bytes that are no gzip) is refused, and so is a gzip stream whose
-// last bytes (its check sum and size) are missing or do not match.
+// zeros may follow in its gzip stream, up to a bound, and nothing after that
+// stream (another gzip member, bytes that are no gzip); a gzip stream whose
+// last bytes (its check sum and size) are missing or do not match is
+// refused too.
 func (a *ArchiveStream) End() error {
 	n, err := io.Copy(zerosOnly{}, io.LimitReader(a, maxZerosAfterEnd+1))
 	if errors.Is(err, errNotZero) || (err == nil && n > maxZerosAfterEnd) {
 		return &RefusedError{Why: ArchiveTrailerWords}
 	}
-	return a.Fault(err)
+	if err != nil {
+		return a.Fault(err)
+	}
+	switch _, err := a.br.Peek(1); {
+	case err == nil:
+		return &RefusedError{Why: ArchiveTrailerWords}
+	case err != io.EOF:
+		return fmt.Errorf("read the archive: %w", err)
+	}
+	return nil
 }
 
 // brokenArchiveWords says what is wrong with an archive whose reading
-// failed with err, when err is the archive's fault: cut short, damaged,
-// bytes after its end, or a tar that is no tar.
+// failed with err, when err is the archive's fault: cut short, damaged, or
+// a tar that is no tar.
 func brokenArchiveWords(err error) (string, bool) {
 	var corrupt flate.CorruptInputError
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return ArchiveCutShortWords, true
-	case errors.Is(err, gzip.ErrHeader):
-		// Past the first member's header: what follows it is no gzip.
-		return ArchiveTrailerWords, true
 	case errors.Is(err, gzip.ErrChecksum), errors.As(err, &corrupt):
 		return ArchiveDamagedWords, true
 	case errors.Is(err, tar.ErrHeader):
