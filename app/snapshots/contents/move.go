@@ -393,7 +393,7 @@ func (st *Staged) readExport(ctx context.Context, r io.Reader, spools map[string
 		return err
 	}
 	if !sawManifest {
-		return badArchive(name, exportNoManifestWord)
+		return badArchive(name, exportNoManifestWords)
 	}
 	return nil
 }
