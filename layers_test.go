@@ -79,6 +79,7 @@ var layers = []struct {
 	{pkg: "providers/proxmox", forbid: []string{"app/", "jobs", "providers/local", "providers/docker"}},
 	{pkg: "providers/docker", forbid: []string{"app/", "jobs", "providers/local", "providers/proxmox"}},
 	{pkg: "providers/docker/moves", forbid: []string{"app/", "jobs", "providers/"}},
+	{pkg: "providers/docker/boxfiles", forbid: []string{"app/", "jobs", "providers/"}},
 	{pkg: "providers/docker/changerecord", forbid: []string{"*"}},
 	{pkg: "providers/docker/hoststate", forbid: []string{"*"}},
 	{pkg: "providers/qemu", forbid: []string{"app/", "jobs", "providers/local", "providers/proxmox", "providers/docker", "providers/pvesim"}},

@@ -72,3 +72,15 @@ func ValueOfWords(from string) string { return "a value of " + from }
 // AccessFileWords is what a backend's SetStraight answers it changed when
 // it wrote the box's access file: "set straight: its access file".
 const AccessFileWords = "its access file"
+
+// What is wrong with an archive an import was given, when it cannot be read
+// whole: each a clause that follows "Archive 2 of the batch: ", for a person
+// who holds the file and can fetch it again.
+const (
+	ArchiveEmptyWords    = "it is empty: the file holds no byte of an archive"
+	ArchiveNotGzipWords  = "it is not a boxsnap archive: it does not begin as a gzip-compressed file does"
+	ArchiveCutShortWords = "it is cut short: it ends part-way through, so it was not copied or downloaded whole; fetch it again"
+	ArchiveDamagedWords  = "it is damaged: its compressed bytes no longer read back as they were written, so some changed after it was made; fetch it again"
+	ArchiveNotTarWords   = "it is damaged: what it holds is not laid out as boxsnap writes an archive"
+	ArchiveTrailerWords  = "it has more bytes after its end, so it is not the file boxsnap wrote"
+)

@@ -15,6 +15,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/docker/boxfiles"
 	"github.com/boxsnap/boxsnap/providers/docker/hoststate"
 	"github.com/boxsnap/boxsnap/providers/docker/moves"
 )
@@ -54,11 +55,17 @@ const (
 	roleBox         = "box"
 	roleSnapshot    = "snapshot"
 	roleCopier      = "copier"
-	roleLook        = "look" // the container a look inside a snapshot reads (files.go)
+	roleLook        = "look" // the container a look inside a snapshot reads (boxfiles)
 	snapshotRepo    = "boxsnap/snapshot"
 	keptRepo        = "boxsnap/kept"
 	identityEnvName = "BOXSNAP_IDENTITY"
 )
+
+// labelVolumeIn, on a snapshot's image, names the folder of the image that
+// holds the box's volume as it was (the box's VolumePath): the volume is a
+// part of the image, its changes since the parent's take a layer of their
+// own. Empty or absent, the snapshot's volume is its copy boxsnap-<ID>.
+const labelVolumeIn = "boxsnap.volume-in"
 
 // Config configures a Docker backend.
 type Config struct {
@@ -105,12 +112,14 @@ type Config struct {
 // It answers the providers' interfaces through its parts: the engine's
 // client (containers.go), the snapshots the engine stores (snapshots.go)
 // and the box's files, read through look containers and written through
-// the archive endpoint (files.go, write.go); the boxes, the take, the
+// the archive endpoint (package boxfiles); the boxes, the take, the
 // restore, the reset and the fork are its own.
 type Backend struct {
 	*engine
 	stored // the snapshots' images and volume copies (snapshots.go)
-	files  // the Browser's methods, its look containers and the writes (files.go, write.go)
+	// Files answers the Browser's methods, through its look containers,
+	// and writes boxsnap's files into a box (package boxfiles).
+	*boxfiles.Files
 	// Moves answers the exports, imports and share copies (moveengine.go).
 	*moves.Moves
 
@@ -133,22 +142,6 @@ type engine struct {
 // stored is what the engine holds of the snapshots: their images, volume
 // copies and keep dates. It is declared here, its methods in snapshots.go.
 type stored struct{ *engine }
-
-// files is what the Backend's Browser holds, the look containers in use,
-// one per snapshot, and what writes a box's files. It is declared here, its
-// methods in files.go and write.go, so that Backend names nothing of those
-// files.
-type files struct {
-	*engine
-	mu   sync.Mutex
-	held map[string]*lookUse
-}
-
-// lookUse is one look container and how many calls read it.
-type lookUse struct {
-	id    string
-	users int
-}
 
 var (
 	_ providers.Backend = (*Backend)(nil)
@@ -208,7 +201,7 @@ func New(cfg Config) (*Backend, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	e := &engine{cfg: cfg, c: c, log: logger.With("backend", cfg.ID)}
-	b := &Backend{engine: e, stored: stored{e}, files: files{engine: e}}
+	b := &Backend{engine: e, stored: stored{e}, Files: &boxfiles.Files{E: filesEngine{e}}}
 	b.Moves = &moves.Moves{E: moveEngine{b}}
 	e.state().SweepAtStart()
 	return b, nil

@@ -52,7 +52,7 @@
 // Kept snapshots stay as they are past the box's release, except on a host
 // whose boxes go with it (Config.BoxesGoWithHost).
 //
-// A look inside a snapshot (providers.Browser, files.go) reads its files
+// A look inside a snapshot (providers.Browser, package boxfiles) reads its files
 // through the engine's archive endpoint from a container made, never
 // started, from the snapshot's image (with its volume copy, if it has one,
 // mounted read-only); the tar stream is parsed in Go, never extracted on
@@ -63,7 +63,7 @@
 // value kept and its identity marker (/.boxsnap/identity) written; a kept
 // login and the access file a restore or a reset sets straight
 // (providers.Straightener, straight.go; /.boxsnap/env) are written through
-// the engine's archive endpoint (PUT /containers/{id}/archive, write.go),
+// the engine's archive endpoint (PUT /containers/{id}/archive, boxfiles),
 // beneath the container's root, through no link, never by running anything
 // of the box's.
 //
@@ -86,12 +86,14 @@
 // of its own: the engine's client and the container and volume calls every
 // part makes (engine, containers.go), the snapshots' images, volume copies
 // and keep dates as the engine stores them (stored, snapshots.go) and the
-// look containers and the files written into a box (files, files.go and
-// write.go); the boxes, the take, the restore, the reset and the fork are
-// Backend's own methods.
+// look containers and the files written into a box (boxfiles.Files, wired
+// to the engine in moveengine.go); the boxes, the take, the restore, the
+// reset and the fork are Backend's own methods.
 //
 // Package dockertest starts a private dockerd for tests; package hoststate
-// holds what the backend keeps and reads on boxsnap's own host.
+// holds what the backend keeps and reads on boxsnap's own host; package
+// boxfiles reads a snapshot's and a box's files and writes boxsnap's files
+// into a box.
 //
 // It implements the interfaces of package providers; it must never import
 // the core, the store, the web app or another backend.

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -384,5 +385,53 @@ func TestDockerImportRespectsRoom(t *testing.T) {
 		if h.Label.Box == group {
 			t.Fatalf("the refused import left %s", h.Label.Snapshot)
 		}
+	}
+}
+
+// TestDockerImportRefusesABrokenArchive: an archive an export wrote,
+// broken on its way (empty, not gzip, cut short in its description, in a
+// layer or in its last bytes, a byte flipped in a layer's compressed bytes
+// or in its check sum, bytes after its end), is refused in words that say
+// what is wrong with the file, never a library's, and changes nothing: no
+// image of the snapshot on the engine, no layer file left in the temporary
+// folder. The whole archive is then imported. It sets TMPDIR (once its
+// dockerd runs), so it runs alone.
+func TestDockerImportRefusesABrokenArchive(t *testing.T) {
+	ctx := context.Background()
+	b := newBackend(t)
+	box := providertest.NewID("bx")
+	g := newGuest(t, b, box)
+	var notes strings.Builder
+	for i := range 6000 {
+		fmt.Fprintf(&notes, "line %d of the box's notes: %d apples, %d pears\n", i, i*7%113, i*13%97)
+	}
+	writeFile(t, b, g, "/notes.txt", notes.String())
+	writeFile(t, b, g, docker.DefaultVolumePath+"/notes.txt", notes.String())
+	ref := take(t, b, g, box)
+	whole := export(t, b, ref, providers.ExportOptions{Name: "notes"})
+	must(t, b.DeleteSnapshot(ctx, ref, nil))
+	if n := snapshotImages(t, b, ref.ID); n != 0 {
+		t.Fatalf("the deleted snapshot has %d images", n)
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	for _, c := range providertest.BrokenArchives(t, whole, "layers/") {
+		t.Run(c.Name, func(t *testing.T) {
+			_, err := b.ImportSnapshots(ctx, providers.ImportOptions{Group: box}, readers(c.Bytes))
+			providertest.RefusedInWords(t, err, c.Words)
+			if err != nil && !strings.HasPrefix(err.Error(), "Archive 1 of the batch: ") {
+				t.Errorf("the refusal %q does not name the archive", err)
+			}
+			if n := snapshotImages(t, b, ref.ID); n != 0 {
+				t.Errorf("the refused import left %d images of the snapshot", n)
+			}
+			if left, _ := os.ReadDir(tmp); len(left) != 0 {
+				t.Errorf("the refused import left %s in the temporary folder", left[0].Name())
+			}
+		})
+	}
+	got, err := b.ImportSnapshots(ctx, providers.ImportOptions{Group: box}, readers(whole))
+	if err != nil || len(got) != 1 || got[0].Ref.ID != ref.ID || got[0].Already {
+		t.Fatalf("the whole archive imported %+v, %v", got, err)
 	}
 }

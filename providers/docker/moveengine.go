@@ -7,17 +7,20 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/image"
 	"github.com/moby/moby/client"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/docker/boxfiles"
 	"github.com/boxsnap/boxsnap/providers/docker/moves"
 )
 
 // The Backend moves snapshots between installs as archives and makes the
 // scrubbed copy a share code hands out through its part moves.Moves,
 // which reaches the backend's images, labels, look containers and loads
-// through moveEngine.
+// through moveEngine; its part boxfiles.Files reads and writes the files
+// of snapshots and boxes through filesEngine.
 var _ providers.Exporter = (*Backend)(nil)
 
 // moveEngine answers moves.Engine from the backend.
@@ -75,17 +78,14 @@ func (m moveEngine) Labels(group string, d moves.Described) map[string]string {
 }
 
 func (m moveEngine) LookAt(ctx context.Context, snap string) (string, func(), error) {
-	return m.b.lookAt(ctx, snap)
+	return m.b.LookAt(ctx, snap)
 }
 
 // Walk streams a look container's files from its root, leaving out the
 // files the engine writes in every container.
 func (m moveEngine) Walk(ctx context.Context, look string, fn func(e moves.Entry, content io.Reader) error) error {
-	return m.b.walk(ctx, side{id: look}, ".", func(w walked, content io.Reader) error {
-		if w.Path == "." || engineOwn(w.Path) {
-			return nil
-		}
-		return fn(moves.Entry{Path: w.Path, Type: w.Type, Target: w.Target, SameAs: w.sameAs, Size: w.Size}, content)
+	return m.b.WalkLook(ctx, look, func(e boxfiles.Entry, content io.Reader) error {
+		return fn(moves.Entry(e), content)
 	})
 }
 
@@ -112,4 +112,34 @@ func (m moveEngine) Room(ctx context.Context) (providers.Storage, error) {
 // LoadsOnLayers is what the backend's layered takes ask of the engine.
 func (m moveEngine) LoadsOnLayers(ctx context.Context) bool {
 	return incremental{m.b}.loadsOnLayers(ctx)
+}
+
+var _ boxfiles.Engine = filesEngine{}
+
+// filesEngine is the engine as package boxfiles asks it: the snapshots'
+// images, volume copies and look containers' labels as this backend makes
+// them.
+type filesEngine struct{ *engine }
+
+func (e filesEngine) VolumePath() string          { return e.cfg.VolumePath }
+func (filesEngine) SnapImage(snap string) string  { return snapImage(snap) }
+func (filesEngine) SnapVolume(snap string) string { return snapVolume(snap) }
+func (filesEngine) Wrap(err error, what string) error {
+	return wrap(err, what)
+}
+
+func (e filesEngine) LookLabels(snap string) map[string]string {
+	return map[string]string{labelInstall: e.cfg.Install, labelRole: roleLook, labelSnapshot: snap}
+}
+
+func (e filesEngine) SnapshotWhole(ctx context.Context, snap string) error {
+	return e.snapshotWhole(ctx, snap)
+}
+
+func (e filesEngine) SnapshotVolumeInImage(ctx context.Context, snap string) (bool, error) {
+	return e.snapshotVolumeInImage(ctx, snap)
+}
+
+func (e filesEngine) MustInspect(ctx context.Context, g providers.Guest) (container.InspectResponse, error) {
+	return e.mustInspect(ctx, g)
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/docker/boxfiles"
 	"github.com/moby/moby/api/types/container"
 )
 
@@ -64,7 +65,7 @@ func (b *Backend) ResetGuest(ctx context.Context, g providers.Guest, spec provid
 		_ = b.removeVolume(context.WithoutCancel(ctx), vol)
 		return fmt.Errorf("reset box %s from the image %s: %w", g.Ref, spec.Template, err)
 	}
-	if err := b.files.writeIdentity(ctx, nextName(g.Ref), box, spec.Template); err != nil {
+	if err := b.writeIdentity(ctx, nextName(g.Ref), box, spec.Template); err != nil {
 		_ = b.removeContainer(context.WithoutCancel(ctx), nextName(g.Ref))
 		return fmt.Errorf("reset box %s: %w", g.Ref, err)
 	}
@@ -116,10 +117,10 @@ func (e *engine) resetSwap(ctx context.Context, g providers.Guest) error {
 // writeIdentity writes the identity marker into a box's container, as a
 // local box holds it: the box's ID and the version of its image's identity
 // reset.
-func (f *files) writeIdentity(ctx context.Context, name, box, image string) error {
+func (b *Backend) writeIdentity(ctx context.Context, name, box, image string) error {
 	version := 0
 	cctx, cancel := short(ctx)
-	img, err := f.c.ImageInspect(cctx, image)
+	img, err := b.c.ImageInspect(cctx, image)
 	cancel()
 	if err != nil {
 		return wrap(err, "read the image "+image)
@@ -131,15 +132,11 @@ func (f *files) writeIdentity(ctx context.Context, name, box, image string) erro
 		Box          string `json:"box"`
 		ResetVersion int    `json:"resetVersion"`
 	}{box, version})
-	c, err := f.mustInspect(ctx, providers.Guest{Ref: name})
+	c, err := b.mustInspect(ctx, providers.Guest{Ref: name})
 	if err != nil {
 		return err
 	}
-	o, err := f.boxOwner(ctx, c, name)
-	if err != nil {
-		return err
-	}
-	return f.putEntries(ctx, name, o, []putEntry{{rel: markerDir, dir: true, mode: 0o700}, {rel: identityFile, data: data, mode: 0o600}})
+	return b.WriteMarker(ctx, c, name, boxfiles.IdentityFile, data)
 }
 
 // WriteBoxFile writes data to rel inside the box's container (relative to
@@ -152,5 +149,5 @@ func (b *Backend) WriteBoxFile(ctx context.Context, g providers.Guest, rel strin
 	if err != nil {
 		return err
 	}
-	return b.files.writeBoxFile(ctx, c, g.Ref, rel, data, mode)
+	return b.WriteInto(ctx, c, g.Ref, rel, data, mode)
 }

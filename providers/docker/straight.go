@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/docker/boxfiles"
 )
 
 var _ providers.Straightener = (*Backend)(nil)
@@ -14,7 +15,7 @@ var _ providers.Straightener = (*Backend)(nil)
 // it now: a restore put back the one of the snapshot's time. It answers
 // what it changed. In a restore it runs before the swap: the container it
 // writes is the one the swap will start (named -next) where there is one,
-// else the box's own. The file goes through the archive endpoint (write.go):
+// else the box's own. The file goes through the archive endpoint (boxfiles):
 // a .boxsnap the box made a link (or a file) is replaced by a real folder,
 // never followed, and both are given to the box's user.
 func (b *Backend) SetStraight(ctx context.Context, g providers.Guest, a providers.Access) ([]string, error) {
@@ -28,15 +29,10 @@ func (b *Backend) SetStraight(ctx context.Context, g providers.Guest, a provider
 		return nil, fmt.Errorf("set %s straight: %w", g.Ref, err)
 	}
 	want := providers.AccessText(a)
-	if have, _, err := b.files.readOn(ctx, side{id: name}, accessFile, int64(len(want)), "the access file holds"); err == nil && bytes.Equal(have, want) {
+	if have, err := b.ReadMarker(ctx, name, boxfiles.AccessFile, int64(len(want)), "the access file holds"); err == nil && bytes.Equal(have, want) {
 		return nil, nil
 	}
-	o, err := b.files.boxOwner(ctx, c, name)
-	if err != nil {
-		return nil, fmt.Errorf("set %s straight: %w", g.Ref, err)
-	}
-	err = b.files.putEntries(ctx, name, o, []putEntry{{rel: markerDir, dir: true, mode: 0o700}, {rel: accessFile, data: want, mode: 0o600}})
-	if err != nil {
+	if err := b.WriteMarker(ctx, c, name, boxfiles.AccessFile, want); err != nil {
 		return nil, fmt.Errorf("set %s straight: %w", g.Ref, err)
 	}
 	return []string{providers.AccessFileWords}, nil

@@ -21,12 +21,6 @@ import (
 	"github.com/moby/moby/client"
 )
 
-// labelVolumeIn, on a snapshot's image, names the folder of the image that
-// holds the box's volume as it was (the box's VolumePath): the volume is a
-// part of the image, its changes since the parent's take a layer of their
-// own. Empty or absent, the snapshot's volume is its copy boxsnap-<ID>.
-const labelVolumeIn = "boxsnap.volume-in"
-
 // layerFile is one layer written to a file of the host, with its diff ID.
 type layerFile struct {
 	file    *tempFile

@@ -354,9 +354,15 @@ type spool struct {
 // snapshot's archive, in order, into its spool in st's folder, and then
 // its manifest, into st.Manifest, which comes last. It refuses anything
 // else, or a file cut short.
+//
+// A file that breaks part-way (cut short, damaged), that stops where a
+// member does short of the tar's end, or that goes on past that end, is
+// refused in words, whatever part of it was being read (exportReader); a
+// write that fails stays the host's.
 func (st *Staged) readExport(ctx context.Context, r io.Reader, spools map[string]*spool) error {
 	name := st.Name
-	tr := tar.NewReader(r)
+	er := &exportReader{r: r}
+	tr := tar.NewReader(er)
 	sawManifest := false
 	for {
 		if err := ctx.Err(); err != nil {
@@ -367,38 +373,42 @@ func (st *Staged) readExport(ctx context.Context, r io.Reader, spools map[string
 			break
 		}
 		if err != nil {
-			return snapshots.CutShort(badArchive(name, "it is not a boxsnap export file, or it is cut short (%v)", err), err)
+			return er.broken(name, err)
 		}
 		if sawManifest {
 			return badArchive(name, "it holds %s after its manifest", hdr.Name)
 		}
 		if hdr.Name == ExportManifestName {
 			if err := st.readExportManifest(tr); err != nil {
-				return err
+				return er.broken(name, err)
 			}
 			sawManifest = true
 			continue
 		}
 		if err := st.spoolPart(hdr, tr, spools); err != nil {
-			return err
+			return er.broken(name, err)
 		}
 	}
+	if err := er.end(name); err != nil {
+		return err
+	}
 	if !sawManifest {
-		return badArchive(name, "it has no manifest (%s): it is cut short or not a boxsnap export file", ExportManifestName)
+		return badArchive(name, exportNoManifestWords)
 	}
 	return nil
 }
 
 // readExportManifest reads the export file's manifest from tr into
-// st.Manifest, refusing one cut short, unreadable or of another format.
+// st.Manifest, refusing one unreadable or of another format; a read that
+// fails is readExport's to say.
 func (st *Staged) readExportManifest(tr io.Reader) error {
 	name := st.Name
 	raw, err := io.ReadAll(io.LimitReader(tr, 1<<20))
 	if err != nil {
-		return badArchive(name, "its manifest is cut short (%v)", err)
+		return fmt.Errorf("stage %s: read its manifest: %w", name, err) // readExport tells the file's fault from the host's
 	}
 	if err := json.Unmarshal(raw, &st.Manifest); err != nil {
-		return badArchive(name, "its manifest is unreadable (%v)", err)
+		return badArchive(name, exportManifestWords)
 	}
 	if st.Manifest.Format != exportFormat {
 		return badArchive(name, "it is of format %d; this boxsnap reads format %d", st.Manifest.Format, exportFormat)
@@ -408,7 +418,8 @@ func (st *Staged) readExportManifest(tr io.Reader) error {
 
 // spoolPart copies the part hdr names, from tr, onto the end of its
 // snapshot's spool, made in st's folder for its first part; a part out of
-// order, or a file that is no part, is refused.
+// order, or a file that is no part, is refused, and a copy that fails is
+// readExport's to say.
 func (st *Staged) spoolPart(hdr *tar.Header, tr io.Reader, spools map[string]*spool) error {
 	name := st.Name
 	m := partName.FindStringSubmatch(hdr.Name)
@@ -431,7 +442,7 @@ func (st *Staged) spoolPart(hdr *tar.Header, tr io.Reader, spools map[string]*sp
 	}
 	k, err := io.Copy(io.MultiWriter(g.f, g.sum), tr)
 	if err != nil {
-		return snapshots.CutShort(badArchive(name, "the archive of snapshot %s is cut short (%v)", id, err), err)
+		return fmt.Errorf("stage %s: %w", name, err) // readExport tells the file's fault from the host's
 	}
 	g.parts++
 	g.size += k

@@ -307,6 +307,24 @@ func badArchiveWords(file, why string) string {
 	return fmt.Sprintf("%s: %s. Nothing was imported.", file, why)
 }
 
+// What is wrong with an export file that cannot be read whole, each after
+// its name (badArchiveWords), for a person who holds the file and can fetch
+// it again.
+const (
+	exportEmptyWords      = "it is empty: the file holds no byte of an export file"
+	exportCutShortWords   = "it is cut short: it ends part-way through, so it was not copied, downloaded or uploaded whole; fetch it again"
+	exportDamagedWords    = "it is damaged, or it is not a boxsnap export file: its bytes are not laid out as boxsnap writes one"
+	exportTrailerWords    = "it has more bytes after its end, so it is not the file boxsnap wrote"
+	exportManifestWords   = "its manifest is damaged: it is not the JSON boxsnap writes"
+	exportNoManifestWords = "it has no manifest (" + ExportManifestName + "): it is cut short or not a boxsnap export file"
+)
+
+// exportUnreadWords: an export file whose reading failed on its way here
+// (an upload or a download broke), with the reader's words.
+func exportUnreadWords(err error) string {
+	return fmt.Sprintf("it could not be read to its end (%v)", err)
+}
+
 func importRunningWords(op, step string) string {
 	return snapshots.RunningWords(snapshots.OpImport, op, step)
 }

@@ -2,7 +2,6 @@ package moves
 
 import (
 	"archive/tar"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"regexp"
@@ -115,16 +115,31 @@ func importRefused(format string, a ...any) error {
 
 // readDockerArchive reads one archive: its description first, checked
 // whole before a byte of a layer is kept, then each layer it carries, in
-// order, checked against its diff ID and bounded by budget.
+// order, checked against its diff ID and bounded by budget. A stream that
+// breaks part-way (cut short, damaged) or goes on past its tar's end is
+// the archive's fault, refused in words, whatever part of it was being
+// read (providers.ArchiveStream); a write that fails stays the host's. The
+// layers staged before a refusal are given back for removal.
 func readDockerArchive(ctx context.Context, r io.Reader, pos int, budget *int64) (*stagedImage, error) {
-	refuse := func(format string, a ...any) error { return &providers.RefusedError{Why: fmt.Sprintf(format, a...)} }
-	zr, err := gzip.NewReader(r)
+	zs, err := providers.OpenArchive(r)
 	if err != nil {
-		return nil, refuse("it is not a boxsnap archive (%v)", err)
+		return nil, err
 	}
-	tr := tar.NewReader(zr)
+	s, err := readDockerTar(ctx, tar.NewReader(zs), pos, budget)
+	if err == nil {
+		err = zs.End()
+	}
+	return s, zs.Fault(err)
+}
+
+// readDockerTar reads one archive's tar (readDockerArchive).
+func readDockerTar(ctx context.Context, tr *tar.Reader, pos int, budget *int64) (*stagedImage, error) {
+	refuse := func(format string, a ...any) error { return &providers.RefusedError{Why: fmt.Sprintf(format, a...)} }
 	hdr, err := tr.Next()
-	if err != nil || hdr.Name != dockerArchiveMeta || hdr.Typeflag != tar.TypeReg {
+	if err != nil {
+		return nil, err // the stream's or the tar's fault: readDockerArchive says it
+	}
+	if hdr.Name != dockerArchiveMeta || hdr.Typeflag != tar.TypeReg {
 		return nil, refuse("it does not begin with its description (%s)", dockerArchiveMeta)
 	}
 	if hdr.Size > maxArchiveMeta {
@@ -132,7 +147,7 @@ func readDockerArchive(ctx context.Context, r io.Reader, pos int, budget *int64)
 	}
 	raw, err := io.ReadAll(io.LimitReader(tr, maxArchiveMeta))
 	if err != nil {
-		return nil, refuse("it is cut short (%v)", err)
+		return nil, err
 	}
 	s := &stagedImage{position: pos}
 	if err := json.Unmarshal(raw, &s.info); err != nil {
@@ -146,8 +161,11 @@ func readDockerArchive(ctx context.Context, r io.Reader, pos int, budget *int64)
 			return s, err
 		}
 		hdr, err := tr.Next()
+		if err == io.EOF {
+			return s, refuse("it ends before its layer %s", short12(d))
+		}
 		if err != nil {
-			return s, refuse("it is cut short before its layer %s (%v)", short12(d), err)
+			return s, err
 		}
 		if want := dockerArchiveLayers + strings.TrimPrefix(d, "sha256:") + ".tar"; hdr.Name != want || hdr.Typeflag != tar.TypeReg {
 			return s, refuse("it holds %q where its layer %s belongs", hdr.Name, short12(d))
@@ -164,7 +182,7 @@ func readDockerArchive(ctx context.Context, r io.Reader, pos int, budget *int64)
 	}
 	if hdr, err := tr.Next(); err != io.EOF {
 		if err != nil {
-			return s, refuse("it is cut short or damaged (%v)", err)
+			return s, err
 		}
 		return s, refuse("it holds an unexpected file %q", hdr.Name)
 	}
@@ -246,7 +264,7 @@ func stageLayer(r io.Reader, diffID string) (*os.File, error) {
 		}
 		if err != nil {
 			removeLayerFile(f)
-			return nil, &providers.RefusedError{Why: fmt.Sprintf("its layer %s is no tar, or is cut short (%v)", short12(diffID), err)}
+			return nil, layerBroken(diffID, err)
 		}
 		if err := checkLayerEntry(hdr); err != nil {
 			removeLayerFile(f)
@@ -254,18 +272,30 @@ func stageLayer(r io.Reader, diffID string) (*os.File, error) {
 		}
 		if _, err := io.Copy(io.Discard, lr); err != nil {
 			removeLayerFile(f)
-			return nil, &providers.RefusedError{Why: fmt.Sprintf("its layer %s is cut short (%v)", short12(diffID), err)}
+			return nil, layerBroken(diffID, err)
 		}
 	}
 	if _, err := io.Copy(io.Discard, tee); err != nil { // the tar's padding
 		removeLayerFile(f)
-		return nil, &providers.RefusedError{Why: fmt.Sprintf("its layer %s is cut short (%v)", short12(diffID), err)}
+		return nil, layerBroken(diffID, err)
 	}
 	if "sha256:"+hex.EncodeToString(h.Sum(nil)) != diffID {
 		removeLayerFile(f)
 		return nil, &providers.RefusedError{Why: fmt.Sprintf("its layer %s does not match its diff ID", short12(diffID))}
 	}
 	return f, nil
+}
+
+// layerBroken is a layer whose tar could not be read to its end: the
+// archive's stream broke (readDockerArchive says so, whatever this says), a
+// write of the layer's file failed on the host, or the layer's bytes are no
+// tar.
+func layerBroken(diffID string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("stage the layer %s: %w", short12(diffID), err)
+	}
+	return &providers.RefusedError{Why: fmt.Sprintf("its layer %s is no whole tar", short12(diffID))}
 }
 
 // checkLayerEntry refuses what a box's layer never needs and the engine

@@ -431,12 +431,28 @@ func (b *Exports) publishBatch(ctx context.Context, stage string, unique []*stag
 // (checkImported) before a byte of its content is kept: content no entry
 // uses, or of another size than its entries give, is refused as it comes,
 // and the rest is kept only once it matches its hash.
+//
+// A stream that breaks part-way (cut short, damaged) or goes on past its
+// tar's end is the archive's fault, refused in words, whatever part of it
+// was being read (providers.ArchiveStream); a write that fails stays the
+// host's.
 func (b *Exports) unpack(ctx context.Context, r io.Reader, stage string, pos int, who process.RunAs, budget *importBudget) (*staged, error) {
-	zr, err := gzip.NewReader(r)
+	zs, err := providers.OpenArchive(r)
 	if err != nil {
-		return nil, &providers.RefusedError{Why: fmt.Sprintf("it is not a boxsnap archive (%v)", err)}
+		return nil, err
 	}
-	tr := tar.NewReader(zr)
+	s, err := b.unpackTar(ctx, tar.NewReader(zs), stage, pos, who, budget)
+	if err == nil {
+		err = zs.End()
+	}
+	if err != nil {
+		return nil, zs.Fault(err)
+	}
+	return s, nil
+}
+
+// unpackTar reads one archive's tar into the staging folder (unpack).
+func (b *Exports) unpackTar(ctx context.Context, tr *tar.Reader, stage string, pos int, who process.RunAs, budget *importBudget) (*staged, error) {
 	s := &staged{position: pos}
 	gotInfo := false
 	var want map[string]int64 // the content the manifest uses, by hash
@@ -452,7 +468,7 @@ func (b *Exports) unpack(ctx context.Context, r io.Reader, stage string, pos int
 			break
 		}
 		if err != nil {
-			return nil, refuse("it is cut short or damaged (%v)", err)
+			return nil, err // the stream's or the tar's fault: unpack says it
 		}
 		switch {
 		case hdr.Name == ArchiveMeta:
@@ -480,7 +496,7 @@ func (b *Exports) unpack(ctx context.Context, r io.Reader, stage string, pos int
 			}
 			data, err := io.ReadAll(io.LimitReader(tr, confined.MaxManifestBytes+1))
 			if err != nil {
-				return nil, refuse("it is cut short (%v)", err)
+				return nil, err
 			}
 			if len(data) > confined.MaxManifestBytes {
 				return nil, refuse("its manifest is more than the %d MiB a manifest may be", confined.MaxManifestBytes>>20)
@@ -633,7 +649,7 @@ func (b *Exports) stageContent(r io.Reader, dir, h string) error {
 	defer func() { f.Close(); _ = os.Remove(f.Name()) }()
 	sum := sha256.New()
 	if _, err := io.Copy(io.MultiWriter(f, sum), r); err != nil {
-		return &providers.RefusedError{Why: fmt.Sprintf("it is cut short (%v)", err)}
+		return err // the archive's fault or the host's: unpack tells them apart
 	}
 	if hex.EncodeToString(sum.Sum(nil)) != h {
 		return &providers.RefusedError{Why: fmt.Sprintf("its content %s does not match its hash", h[:12])}

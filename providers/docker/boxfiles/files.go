@@ -1,4 +1,4 @@
-package docker
+package boxfiles
 
 import (
 	"archive/tar"
@@ -38,7 +38,7 @@ import (
 // the engine then resolves it inside the container's own files, never onto
 // the host, and a file read that meets anything but a file is refused.
 
-var _ providers.Browser = (*Backend)(nil)
+var _ providers.Browser = (*Files)(nil)
 
 // lookEntrypoint is a look container's command, which never runs: a look
 // container is never started, and if one were, nothing of the box's would.
@@ -48,9 +48,9 @@ const lookEntrypoint = "/boxsnap-look-never-runs"
 // for one side, so a hostile tree cannot fill the server's memory.
 const maxLookEntries = 1 << 20
 
-// lookAt gives the look container of a snapshot and the function that lets
+// LookAt gives the look container of a snapshot and the function that lets
 // it go.
-func (f *files) lookAt(ctx context.Context, snap string) (string, func(), error) {
+func (f *Files) LookAt(ctx context.Context, snap string) (string, func(), error) {
 	if snap == "" {
 		return "", nil, errors.New("a snapshot reference is required")
 	}
@@ -74,7 +74,7 @@ func (f *files) lookAt(ctx context.Context, snap string) (string, func(), error)
 }
 
 // unlook lets a look container go, removing it when no call reads it.
-func (f *files) unlook(ctx context.Context, snap string) {
+func (f *Files) unlook(ctx context.Context, snap string) {
 	f.mu.Lock()
 	l := f.held[snap]
 	if l == nil {
@@ -90,30 +90,30 @@ func (f *files) unlook(ctx context.Context, snap string) {
 	f.mu.Unlock()
 	rctx, cancel := short(context.WithoutCancel(ctx))
 	defer cancel()
-	_, _ = f.c.ContainerRemove(rctx, l.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+	_, _ = f.E.Client().ContainerRemove(rctx, l.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
 }
 
 // createLook makes (never starts) a snapshot's look container.
-func (f *files) createLook(ctx context.Context, snap string) (string, error) {
-	if err := f.snapshotWhole(ctx, snap); err != nil {
+func (f *Files) createLook(ctx context.Context, snap string) (string, error) {
+	if err := f.E.SnapshotWhole(ctx, snap); err != nil {
 		return "", err
 	}
-	labels := map[string]string{labelInstall: f.cfg.Install, labelRole: roleLook, labelSnapshot: snap}
+	labels := f.E.LookLabels(snap)
 	// A volume held in the image is read where the image holds it.
 	var mounts []mount.Mount
-	if in, err := f.snapshotVolumeInImage(ctx, snap); err != nil {
+	if in, err := f.E.SnapshotVolumeInImage(ctx, snap); err != nil {
 		return "", err
 	} else if !in {
-		mounts = []mount.Mount{{Type: mount.TypeVolume, Source: snapVolume(snap), Target: f.cfg.VolumePath, ReadOnly: true}}
+		mounts = []mount.Mount{{Type: mount.TypeVolume, Source: f.E.SnapVolume(snap), Target: f.E.VolumePath(), ReadOnly: true}}
 	}
 	cctx, cancel := short(ctx)
 	defer cancel()
-	res, err := f.c.ContainerCreate(cctx, client.ContainerCreateOptions{Image: snapImage(snap),
+	res, err := f.E.Client().ContainerCreate(cctx, client.ContainerCreateOptions{Image: f.E.SnapImage(snap),
 		Config: &container.Config{Entrypoint: []string{lookEntrypoint}, Labels: labels, NetworkDisabled: true},
 		HostConfig: &container.HostConfig{NetworkMode: "none", SecurityOpt: []string{"no-new-privileges"},
 			Mounts: mounts}})
 	if err != nil {
-		return "", wrap(err, "make the container that reads the snapshot's files")
+		return "", f.E.Wrap(err, "make the container that reads the snapshot's files")
 	}
 	return res.ID, nil
 }
@@ -127,14 +127,14 @@ type side struct {
 
 // sideOf gives the side of a snapshot (against nil: the box now, whose
 // container is the snapshot's guest) and the function that lets it go.
-func (f *files) sideOf(ctx context.Context, ref providers.SnapshotRef, now bool) (side, func(), error) {
+func (f *Files) sideOf(ctx context.Context, ref providers.SnapshotRef, now bool) (side, func(), error) {
 	if now {
-		if _, err := f.mustInspect(ctx, ref.Guest); err != nil {
+		if _, err := f.E.MustInspect(ctx, ref.Guest); err != nil {
 			return side{}, nil, err
 		}
 		return side{id: ref.Guest.Ref, now: true}, func() {}, nil
 	}
-	id, done, err := f.lookAt(ctx, ref.Ref)
+	id, done, err := f.LookAt(ctx, ref.Ref)
 	if err != nil {
 		return side{}, nil, err
 	}
@@ -166,7 +166,7 @@ func lookRel(p string) (string, error) {
 // stat stats rel on a side, through no link: each folder on the way is
 // statted first and must be a folder, not a link. The engine answers a
 // path's last part as it is (a link is not followed there).
-func (f *files) stat(ctx context.Context, s side, rel string) (container.PathStat, error) {
+func (f *Files) stat(ctx context.Context, s side, rel string) (container.PathStat, error) {
 	steps := []string{"/"}
 	if rel != "." {
 		parts := strings.Split(rel, "/")
@@ -178,10 +178,10 @@ func (f *files) stat(ctx context.Context, s side, rel string) (container.PathSta
 	var st container.PathStat
 	for i, p := range steps {
 		cctx, cancel := short(ctx)
-		res, err := f.c.ContainerStatPath(cctx, s.id, client.ContainerStatPathOptions{Path: p})
+		res, err := f.E.Client().ContainerStatPath(cctx, s.id, client.ContainerStatPathOptions{Path: p})
 		cancel()
 		if err != nil {
-			return st, notFoundOr(wrap(err, "read "+rel+s.where()), rel, s)
+			return st, notFoundOr(f.E.Wrap(err, "read "+rel+s.where()), rel, s)
 		}
 		st = res.Stat
 		if i == len(steps)-1 {
@@ -252,18 +252,38 @@ type walked struct {
 	sameAs string
 }
 
+// Entry is one path of a look container's files, relative to its root:
+// its type ("file", "dir", "link", "other"), a link's target, the path a
+// hard link shares its content with, and a file's size.
+type Entry struct {
+	Path, Type, Target, SameAs string
+	Size                       int64
+}
+
+// WalkLook streams every entry of a look container's files but the
+// engine's own, each folder before what it holds, the stream at a file's
+// content.
+func (f *Files) WalkLook(ctx context.Context, look string, fn func(e Entry, content io.Reader) error) error {
+	return f.walk(ctx, side{id: look}, ".", func(w walked, content io.Reader) error {
+		if w.Path == "." || engineOwn(w.Path) {
+			return nil
+		}
+		return fn(Entry{Path: w.Path, Type: w.Type, Target: w.Target, SameAs: w.sameAs, Size: w.Size}, content)
+	})
+}
+
 // walk streams everything under rel on a side (rel first, then each folder
 // before what it holds) and calls fn with each entry, the stream positioned
 // at a file's content. An entry whose name leaves rel ends the walk with an
 // error.
-func (f *files) walk(ctx context.Context, s side, rel string, fn func(w walked, content io.Reader) error) error {
+func (f *Files) walk(ctx context.Context, s side, rel string, fn func(w walked, content io.Reader) error) error {
 	src := "/" + rel
 	if rel == "." {
 		src = "/"
 	}
-	res, err := f.c.CopyFromContainer(ctx, s.id, client.CopyFromContainerOptions{SourcePath: src})
+	res, err := f.E.Client().CopyFromContainer(ctx, s.id, client.CopyFromContainerOptions{SourcePath: src})
 	if err != nil {
-		return notFoundOr(wrap(err, "read "+rel+s.where()), rel, s)
+		return notFoundOr(f.E.Wrap(err, "read "+rel+s.where()), rel, s)
 	}
 	defer func() { _ = res.Content.Close() }()
 	tr := tar.NewReader(res.Content)
@@ -350,7 +370,7 @@ func local(n string) bool {
 }
 
 // ListFiles lists one folder of a snapshot, from its look container.
-func (f *files) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir string) ([]providers.FileEntry, error) {
+func (f *Files) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir string) ([]providers.FileEntry, error) {
 	rel, err := lookRel(dir)
 	if err != nil {
 		return nil, err
@@ -385,7 +405,7 @@ func (f *files) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir st
 
 // openOn opens one regular file on a side to be read: its entry and its
 // content, which the engine gives as a one-entry stream.
-func (f *files) openOn(ctx context.Context, s side, rel string) (io.ReadCloser, providers.FileEntry, error) {
+func (f *Files) openOn(ctx context.Context, s side, rel string) (io.ReadCloser, providers.FileEntry, error) {
 	if rel == "." {
 		return nil, providers.FileEntry{}, &providers.RefusedError{Why: "The box's top folder is not a file"}
 	}
@@ -401,9 +421,9 @@ func (f *files) openOn(ctx context.Context, s side, rel string) (io.ReadCloser, 
 	default:
 		return nil, e, &providers.RefusedError{Why: fmt.Sprintf("%s%s is not a file", rel, s.where())}
 	}
-	res, err := f.c.CopyFromContainer(ctx, s.id, client.CopyFromContainerOptions{SourcePath: "/" + rel})
+	res, err := f.E.Client().CopyFromContainer(ctx, s.id, client.CopyFromContainerOptions{SourcePath: "/" + rel})
 	if err != nil {
-		return nil, e, wrap(err, "read "+rel+s.where())
+		return nil, e, f.E.Wrap(err, "read "+rel+s.where())
 	}
 	tr := tar.NewReader(res.Content)
 	h, err := tr.Next()
@@ -432,7 +452,7 @@ func (f *fileReader) Close() error               { return f.c.Close() }
 
 // readOn reads one regular file on a side, of at most limit bytes; a larger
 // one is refused in words before its content is read.
-func (f *files) readOn(ctx context.Context, s side, rel string, limit int64, why string) ([]byte, providers.FileEntry, error) {
+func (f *Files) readOn(ctx context.Context, s side, rel string, limit int64, why string) ([]byte, providers.FileEntry, error) {
 	rc, e, err := f.openOn(ctx, s, rel)
 	if err != nil {
 		return nil, e, err
@@ -453,7 +473,7 @@ func (f *files) readOn(ctx context.Context, s side, rel string, limit int64, why
 
 // ReadFile writes one file of a snapshot, of at most providers.MaxReadBytes,
 // to w.
-func (f *files) ReadFile(ctx context.Context, ref providers.SnapshotRef, p string, w io.Writer) (providers.FileEntry, error) {
+func (f *Files) ReadFile(ctx context.Context, ref providers.SnapshotRef, p string, w io.Writer) (providers.FileEntry, error) {
 	rel, err := lookRel(p)
 	if err != nil {
 		return providers.FileEntry{}, err
@@ -475,7 +495,7 @@ func (f *files) ReadFile(ctx context.Context, ref providers.SnapshotRef, p strin
 
 // OpenFile opens one regular file of a snapshot, of any size, to be
 // streamed; the look container stays until it is closed.
-func (f *files) OpenFile(ctx context.Context, ref providers.SnapshotRef, p string) (io.ReadCloser, providers.FileEntry, error) {
+func (f *Files) OpenFile(ctx context.Context, ref providers.SnapshotRef, p string) (io.ReadCloser, providers.FileEntry, error) {
 	rel, err := lookRel(p)
 	if err != nil {
 		return nil, providers.FileEntry{}, err
@@ -508,7 +528,7 @@ func (d *doneCloser) Close() error {
 // each folder before what it holds (in the engine's walk order: by name
 // within each folder). The look container stays while fn runs, so that
 // fn's OpenFile of each file reads the same one.
-func (f *files) WalkFiles(ctx context.Context, ref providers.SnapshotRef, dir string, fn func(providers.FileEntry) error) error {
+func (f *Files) WalkFiles(ctx context.Context, ref providers.SnapshotRef, dir string, fn func(providers.FileEntry) error) error {
 	rel, err := lookRel(dir)
 	if err != nil {
 		return err
@@ -545,7 +565,7 @@ func (f *files) WalkFiles(ctx context.Context, ref providers.SnapshotRef, dir st
 // holds in memory is their names, never their content. The engine locks a
 // container while it streams from it, so the stream ends before anything
 // else is asked of it (a hard link's size, the caller's reads).
-func (f *files) entries(ctx context.Context, s side, rel string, keep func(walked) bool) ([]walked, error) {
+func (f *Files) entries(ctx context.Context, s side, rel string, keep func(walked) bool) ([]walked, error) {
 	var out []walked
 	err := f.walk(ctx, s, rel, func(w walked, _ io.Reader) error {
 		if !keep(w) {
@@ -581,7 +601,7 @@ func tooMany(s side) error {
 
 // DiffFile compares one text file of the snapshot with the same path in
 // another snapshot, or in the box's container now (against nil).
-func (f *files) DiffFile(ctx context.Context, ref providers.SnapshotRef, against *providers.SnapshotRef, p string) (string, error) {
+func (f *Files) DiffFile(ctx context.Context, ref providers.SnapshotRef, against *providers.SnapshotRef, p string) (string, error) {
 	rel, err := lookRel(p)
 	if err != nil {
 		return "", err
@@ -625,7 +645,7 @@ type seen struct {
 // collect walks a whole side, hashing each file's content as the stream
 // goes by, and gives its entries sorted by path. A hard link has the hash
 // and size of the file it is a second name of.
-func (f *files) collect(ctx context.Context, s side) ([]seen, error) {
+func (f *Files) collect(ctx context.Context, s side) ([]seen, error) {
 	var out []seen
 	at := map[string]int{}
 	err := f.walk(ctx, s, ".", func(w walked, content io.Reader) error {
@@ -672,7 +692,7 @@ func engineOwn(p string) bool {
 // or the box's container now (against nil): both sides are read whole
 // through the engine and compared by type, permission bits, a link's
 // target and a file's content.
-func (f *files) CompareFiles(ctx context.Context, ref providers.SnapshotRef, against *providers.SnapshotRef) ([]providers.FileChange, error) {
+func (f *Files) CompareFiles(ctx context.Context, ref providers.SnapshotRef, against *providers.SnapshotRef) ([]providers.FileChange, error) {
 	sides := []struct {
 		ref providers.SnapshotRef
 		now bool

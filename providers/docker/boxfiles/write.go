@@ -1,4 +1,4 @@
-package docker
+package boxfiles
 
 import (
 	"archive/tar"
@@ -28,12 +28,12 @@ import (
 // or a file where the stream puts a folder (it never follows it), and what
 // the stream writes is given to the box's user.
 
-// markerDir, accessFile and identityFile are where boxsnap's files live in
+// markerDir, AccessFile and IdentityFile are where boxsnap's files live in
 // a Docker box, beneath its container's root, as in a local box's folder.
 const (
 	markerDir    = ".boxsnap"
-	accessFile   = ".boxsnap/env"      // the box's access file
-	identityFile = ".boxsnap/identity" // the identity marker
+	AccessFile   = ".boxsnap/env"      // the box's access file
+	IdentityFile = ".boxsnap/identity" // the identity marker
 )
 
 // maxUserDBBytes bounds the /etc/passwd or /etc/group read to find the
@@ -55,7 +55,7 @@ type putEntry struct {
 // putEntries writes entries beneath the container's root, in order (a
 // folder before what it holds), owned by o. A link or a file where an
 // entry puts a folder is replaced by the folder.
-func (f *files) putEntries(ctx context.Context, name string, o owner, entries []putEntry) error {
+func (f *Files) putEntries(ctx context.Context, name string, o owner, entries []putEntry) error {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	now := time.Now()
@@ -76,14 +76,14 @@ func (f *files) putEntries(ctx context.Context, name string, o owner, entries []
 	}
 	cctx, cancel := short(ctx)
 	defer cancel()
-	_, err := f.c.CopyToContainer(cctx, name, client.CopyToContainerOptions{DestinationPath: "/", Content: &buf, AllowOverwriteDirWithFile: true})
-	return wrap(err, "write into the container "+name)
+	_, err := f.E.Client().CopyToContainer(cctx, name, client.CopyToContainerOptions{DestinationPath: "/", Content: &buf, AllowOverwriteDirWithFile: true})
+	return f.E.Wrap(err, "write into the container "+name)
 }
 
 // missingFolders checks each folder on the way to rel in the container
 // (not rel itself) and answers those that are missing, top first: one that
 // is a link is refused, one that is a file fails.
-func (f *files) missingFolders(ctx context.Context, name, rel string) ([]string, error) {
+func (f *Files) missingFolders(ctx context.Context, name, rel string) ([]string, error) {
 	var missing []string
 	s := side{id: name}
 	parts := strings.Split(rel, "/")
@@ -112,10 +112,10 @@ func (f *files) missingFolders(ctx context.Context, name, rel string) ([]string,
 	return missing, nil
 }
 
-// writeBoxFile writes data to rel (a clean path relative to the
-// container's root) with mode, its missing folders made 0700, all given to
-// the box's user.
-func (f *files) writeBoxFile(ctx context.Context, c container.InspectResponse, name, rel string, data []byte, mode fs.FileMode) error {
+// WriteInto writes data to rel (a clean path relative to the
+// container's root) in the container name, whose inspection is c, with
+// mode, its missing folders made 0700, all given to the box's user.
+func (f *Files) WriteInto(ctx context.Context, c container.InspectResponse, name, rel string, data []byte, mode fs.FileMode) error {
 	clean := path.Clean(strings.TrimPrefix(rel, "/"))
 	if clean == "." || clean == ".." || strings.HasPrefix(clean, "../") || clean != rel {
 		return &providers.RefusedError{Why: fmt.Sprintf("%q is not a path inside the box", rel)}
@@ -146,10 +146,29 @@ func (f *files) writeBoxFile(ctx context.Context, c container.InspectResponse, n
 	return nil
 }
 
+// WriteMarker writes data to rel in boxsnap's folder (.boxsnap) of the
+// container name, whose inspection is c, 0600 in a folder 0700, both given
+// to the box's user: a .boxsnap the box made a link or a file is replaced
+// by a real folder, never followed.
+func (f *Files) WriteMarker(ctx context.Context, c container.InspectResponse, name, rel string, data []byte) error {
+	o, err := f.boxOwner(ctx, c, name)
+	if err != nil {
+		return err
+	}
+	return f.putEntries(ctx, name, o, []putEntry{{rel: markerDir, dir: true, mode: 0o700}, {rel: rel, data: data, mode: 0o600}})
+}
+
+// ReadMarker reads rel in the container name, of at most limit bytes (why
+// says what the bound is for, in a refusal).
+func (f *Files) ReadMarker(ctx context.Context, name, rel string, limit int64, why string) ([]byte, error) {
+	data, _, err := f.readOn(ctx, side{id: name}, rel, limit, why)
+	return data, err
+}
+
 // boxOwner is the container's user as numbers: its configured user and
 // group, a name read from the container's own /etc/passwd and /etc/group
 // (parsed here, never run); root when it names none.
-func (f *files) boxOwner(ctx context.Context, c container.InspectResponse, name string) (owner, error) {
+func (f *Files) boxOwner(ctx context.Context, c container.InspectResponse, name string) (owner, error) {
 	spec := ""
 	if c.Config != nil {
 		spec = c.Config.User
@@ -191,7 +210,7 @@ func (f *files) boxOwner(ctx context.Context, c container.InspectResponse, name 
 
 // lookUp finds a name in one of the container's user databases (passwd or
 // group: name:x:id:...; passwd's fourth field is the user's group).
-func (f *files) lookUp(ctx context.Context, name, db, who string) (id, gid int, ok bool, err error) {
+func (f *Files) lookUp(ctx context.Context, name, db, who string) (id, gid int, ok bool, err error) {
 	data, _, err := f.readOn(ctx, side{id: name}, db, maxUserDBBytes, "boxsnap reads to find the box's user")
 	if err != nil {
 		return 0, 0, false, fmt.Errorf("find the box's user %s: %w", who, err)
