@@ -26,8 +26,10 @@ import (
 // hosts' interval shortened to 5 seconds. A box of host-a's running a
 // process is moved to host-b: within host-a's interval (past
 // hosts.LeftQuiet) its folder, state and process are gone from host-a,
-// while it takes on host-b, and its snapshots and the bucket are as they
-// were. Then host-a is killed (SIGKILL) while it takes
+// while it runs a process of its own on host-b and takes there, and its
+// snapshots and the bucket are as they were. A box whose process the
+// backend stopped at its disk bound on host-a, moved alike, stays
+// stopped on host-b. Then host-a is killed (SIGKILL) while it takes
 // another box of 4,000 files, marked gone, and host-b takes it over: the
 // take host-a left running ends failed, saying why on the operation and
 // the box's log, its snapshot failed, and the box is restored on host-b
@@ -71,20 +73,34 @@ func TestAMovedBoxLeavesItsOldHost(t *testing.T) {
 	dirA, dirB := h.boxDir("host-a", amber), h.boxDir("host-b", amber)
 	pidA := boxPid(ctx, t, h, "host-a", amber)
 	takeSnapshots(ctx, t, onA, "amber-fox", dirA, 2)
-	ready := readyCount(ctx, t, conn, amber)
+	ready := readyIDs(ctx, t, conn, amber)
+	calm := stoppedBox(ctx, t, h, onA, "host-a", "calm-owl")
 	shipped := bucketKeys(ctx, t, srv, bucket.Bucket)
 	var op struct {
 		Operation struct {
 			ID string `json:"id"`
 		} `json:"operation"`
 	}
-	if err := onB.do(ctx, "POST", "/api/v1/boxes/amber-fox/move", map[string]string{"host": "host-b"}, &op); err != nil {
-		t.Fatalf("move amber-fox to host-b: %v", err)
+	move := func(box string) {
+		t.Helper()
+		if err := onB.do(ctx, "POST", "/api/v1/boxes/"+box+"/move", map[string]string{"host": "host-b"}, &op); err != nil {
+			t.Fatalf("move %s to host-b: %v", box, err)
+		}
+		if state := waitEnded(ctx, t, onB, op.Operation.ID); state != "done" {
+			t.Fatalf("the move of %s ended %s", box, state)
+		}
 	}
-	if state := waitEnded(ctx, t, onB, op.Operation.ID); state != "done" {
-		t.Fatalf("the move ended %s", state)
-	}
+	move("calm-owl")
+	move("amber-fox")
 	moved := time.Now()
+	// amber-fox ran on host-a, so it runs on host-b, as a restore of a
+	// running box starts it again; calm-owl, stopped, stays stopped.
+	if pidB := boxPid(ctx, t, h, "host-b", amber); pidB == pidA {
+		t.Fatalf("amber-fox on host-b runs host-a's process %d", pidA)
+	}
+	if running, pid := boxRuns(t, h, "host-b", calm); running || pid != 0 {
+		t.Fatalf("calm-owl, stopped on host-a, runs on host-b after its move (marked running %v, process %d)", running, pid)
+	}
 	stateA := filepath.Join(h.dataDir("host-a"), "local", "state", amber+".json")
 	for _, p := range []string{dirA, stateA} {
 		waitNoPath(t, p, hosts.LeftQuiet+time.Minute)
@@ -92,8 +108,9 @@ func TestAMovedBoxLeavesItsOldHost(t *testing.T) {
 	waitDead(t, pidA, 10*time.Second)
 	t.Logf("host-a's copy of amber-fox and its process gone %s after the move", time.Since(moved).Round(time.Second))
 	takeSnapshots(ctx, t, onB, "amber-fox", dirB, 1)
-	if got := readyCount(ctx, t, conn, amber); got != ready+1 {
-		t.Fatalf("amber-fox has %d ready snapshots after a take on host-b; it had %d before the move", got, ready)
+	// Running on host-b, it may have automatic snapshots there too.
+	if got := readyIDs(ctx, t, conn, amber); len(got) < len(ready)+1 || !containsAll(got, ready) {
+		t.Fatalf("amber-fox's ready snapshots after a take on host-b: %v; before the move: %v", got, ready)
 	}
 	if got := bucketKeys(ctx, t, srv, bucket.Bucket); len(got) <= len(shipped) || !containsAll(got, shipped) {
 		t.Fatalf("the bucket held %d keys before the move and holds %d, not all of them: the old copy's release deleted some", len(shipped), len(got))
@@ -182,14 +199,76 @@ func boxPid(ctx context.Context, t *testing.T, h *binHosts, host, id string) int
 	return 0
 }
 
-// readyCount is how many ready snapshots box has.
-func readyCount(ctx context.Context, t *testing.T, conn *pgx.Conn, box string) int {
+// stoppedBox makes a local box named name on host whose process writes
+// past its disk bound, so the backend stops it; once it is stopped, its
+// file is removed and a snapshot is taken of it, stopped. It answers the
+// box's ID.
+func stoppedBox(ctx context.Context, t *testing.T, h *binHosts, api *soakHTTP, host, name string) string {
 	t.Helper()
-	var n int
-	if err := conn.QueryRow(ctx, "SELECT count(*) FROM snapshots WHERE box_id = $1 AND state = 'ready'", box).Scan(&n); err != nil {
+	if err := api.do(ctx, "PUT", "/api/v1/templates/filler", map[string]any{"backend": "local", "kind": "linux",
+		"command": "head -c 4000000 /dev/zero > fill; sleep 600", "limits": map[string]any{"diskBytes": 1 << 20}}, nil); err != nil {
+		t.Fatalf("save a box template: %v", err)
+	}
+	var made struct {
+		ID string `json:"id"`
+	}
+	if err := api.do(ctx, "POST", "/api/v1/boxes", map[string]string{"name": name, "template": "filler"}, &made); err != nil {
+		t.Fatalf("make %s: %v", name, err)
+	}
+	boxPid(ctx, t, h, host, made.ID)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		if running, pid := boxRuns(t, h, host, made.ID); !running && pid == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not stop at its disk bound within a minute", name)
+		}
+	}
+	dir := h.boxDir(host, made.ID)
+	if err := os.Remove(filepath.Join(dir, "fill")); err != nil {
 		t.Fatal(err)
 	}
-	return n
+	takeSnapshots(ctx, t, api, name, dir, 1)
+	return made.ID
+}
+
+// boxRuns reads the local box id's state file on host: whether it is
+// marked running, and its process ID while that process is alive (0 for
+// none).
+func boxRuns(t *testing.T, h *binHosts, host, id string) (running bool, pid int) {
+	t.Helper()
+	var st struct {
+		Running bool `json:"running"`
+		Proc    *struct {
+			Pid int `json:"pid"`
+		} `json:"proc"`
+	}
+	b, err := os.ReadFile(filepath.Join(h.dataDir(host), "local", "state", id+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatalf("box %s's state on %s: %v", id, host, err)
+	}
+	if st.Proc != nil && st.Proc.Pid > 0 && syscall.Kill(st.Proc.Pid, 0) == nil {
+		pid = st.Proc.Pid
+	}
+	return st.Running, pid
+}
+
+// readyIDs are the IDs of box's ready snapshots, sorted.
+func readyIDs(ctx context.Context, t *testing.T, conn *pgx.Conn, box string) []string {
+	t.Helper()
+	rows, err := conn.Query(ctx, "SELECT id FROM snapshots WHERE box_id = $1 AND state = 'ready'", box)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // waitNoPath fails the test unless path is gone within d.
