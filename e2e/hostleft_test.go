@@ -30,10 +30,13 @@ import (
 // snapshots and the bucket are as they were. A box whose process the
 // backend stopped at its disk bound on host-a, moved alike, stays
 // stopped on host-b. Then host-a is killed (SIGKILL) while it takes
-// another box of 4,000 files, marked gone, and host-b takes it over: the
-// take host-a left running ends failed, saying why on the operation and
-// the box's log, its snapshot failed, and the box is restored on host-b
-// from its last ready snapshot.
+// another box, brisk-lake, of 4,000 files, marked gone, and host-b takes
+// its boxes over: the take host-a left running ends failed, saying why on
+// the operation and the box's log, its snapshot failed, and the box is
+// restored on host-b from its last ready snapshot; cedar-elm, which ran a
+// process on host-a, runs on host-b. Then cedar-elm is released on
+// host-b, and host-a, started again, keeps its copy found: not deleted,
+// its process stopped, the released box's log saying where it is.
 func TestAMovedBoxLeavesItsOldHost(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -119,7 +122,15 @@ func TestAMovedBoxLeavesItsOldHost(t *testing.T) {
 		t.Fatalf("amber-fox on host-b: %v", err)
 	}
 
-	// The takeover of a host that died mid-take.
+	// The takeover of a host that died mid-take, and of a box running a
+	// process there.
+	if err := onA.do(ctx, "POST", "/api/v1/boxes", map[string]string{"name": "cedar-elm", "template": "sleeper"}, &made); err != nil {
+		t.Fatalf("make cedar-elm on host-a: %v", err)
+	}
+	cedar := made.ID
+	dirCedar := h.boxDir("host-a", cedar)
+	boxPid(ctx, t, h, "host-a", cedar)
+	takeSnapshots(ctx, t, onA, "cedar-elm", dirCedar, 1)
 	brisk := makeBox(ctx, t, onA, "brisk-lake")
 	dirBrisk := h.boxDir("host-a", brisk)
 	takeSnapshots(ctx, t, onA, "brisk-lake", dirBrisk, 1)
@@ -134,11 +145,13 @@ func TestAMovedBoxLeavesItsOldHost(t *testing.T) {
 		t.Fatalf("mark host-a gone: %v", err)
 	}
 	var taken hosts.TakeOverResult
-	if err := onB.do(ctx, "POST", "/api/v1/hosts/host-a/takeover", map[string]string{}, &taken); err != nil || len(taken.Taken) != 1 {
+	if err := onB.do(ctx, "POST", "/api/v1/hosts/host-a/takeover", map[string]string{}, &taken); err != nil || len(taken.Taken) != 2 {
 		t.Fatalf("take host-a's boxes over on host-b: %+v %v", taken, err)
 	}
-	if state := waitEnded(ctx, t, onB, taken.Taken[0].Operation); state != "done" {
-		t.Fatalf("the takeover's restore ended %s", state)
+	for _, m := range taken.Taken {
+		if state := waitEnded(ctx, t, onB, m.Operation); state != "done" {
+			t.Fatalf("the takeover's restore of %s ended %s", m.Name, state)
+		}
 	}
 	var state, snapState string
 	var words *string
@@ -172,6 +185,62 @@ func TestAMovedBoxLeavesItsOldHost(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(onHostB, "many")); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("brisk-lake on host-b holds what the cut-short take was taking: %v", err)
+	}
+	boxPid(ctx, t, h, "host-b", cedar) // it ran on host-a: it runs on host-b
+
+	// cedar-elm is released on host-b while host-a is away. When host-a
+	// comes back, its copy there belongs to no box: it is kept, found, its
+	// process stopped and not started again, and the released box's log
+	// says where it is.
+	if err := onB.do(ctx, "POST", "/api/v1/boxes/cedar-elm/release?wait=true", nil, &op); err != nil {
+		t.Fatalf("release cedar-elm on host-b: %v", err)
+	}
+	if err := onB.do(ctx, "POST", "/api/v1/boxes/cedar-elm/trash/empty", nil, &op); err != nil {
+		t.Fatalf("empty cedar-elm from the trash on host-b: %v", err)
+	}
+	if state := waitEnded(ctx, t, onB, op.Operation.ID); state != "done" {
+		t.Fatalf("cedar-elm's release from the trash ended %s", state)
+	}
+	if err := conn.QueryRow(ctx, "SELECT state FROM boxes WHERE id = $1", cedar).Scan(&state); err != nil || state != "released" {
+		t.Fatalf("cedar-elm after the trash was emptied: %s %v", state, err)
+	}
+	past := time.Now().Add(-hosts.LeftQuiet - time.Minute) // its copy left unchanged since host-a's kill
+	for _, p := range []string{dirCedar, filepath.Join(h.dataDir("host-a"), "local", "state", cedar+".json")} {
+		if err := os.Chtimes(p, past, past); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.start("host-a", env, "serve")
+	waitPath(t, filepath.Join(h.dataDir("host-a"), "local", "state", cedar+".found"), time.Minute)
+	if running, pid := boxRuns(t, h, "host-a", cedar); running || pid != 0 {
+		t.Fatalf("cedar-elm, released, runs on host-a after it came back (marked running %v, process %d)", running, pid)
+	}
+	if _, err := os.Stat(filepath.Join(dirCedar, "note-00.txt")); err != nil {
+		t.Fatalf("cedar-elm's copy on host-a was not kept: %v", err)
+	}
+	if err := onB.do(ctx, "GET", "/api/v1/boxes/"+cedar+"/log", nil, &boxLog); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(boxLog.Events, func(e struct {
+		Kind, Words string
+		Operation   *string `json:"operation"`
+	}) bool {
+		return e.Kind == hosts.EvLeftFound && strings.Contains(e.Words, "host-a") && strings.Contains(e.Words, dirCedar)
+	}) {
+		t.Fatalf("released cedar-elm's log says nothing of its copy kept on host-a: %+v", boxLog.Events)
+	}
+}
+
+// waitPath fails the test unless path is there within d.
+func waitPath(t *testing.T, path string, d time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(d); ; time.Sleep(200 * time.Millisecond) {
+		if _, err := os.Lstat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is not there %s on", path, d)
+		}
 	}
 }
 

@@ -40,17 +40,20 @@ type Held interface {
 const LeftQuiet = 30 * time.Second
 
 // LeftReport is what ReleaseLeft did: the boxes whose copy it released
-// here, by name, and how many copies it left for now because an
-// operation of their box has not ended.
+// here, by name, how many copies it left for now because an operation of
+// their box has not ended, and the boxes released elsewhere whose copy it
+// found here and kept (KeepFound).
 type LeftReport struct {
 	Released []string
 	Busy     int
+	Found    []string
 }
 
 // ReleaseLeft releases the copies this host holds of boxes another host
 // owns: each one's process is stopped and its folder, disk image and state
 // removed. A copy whose box has an operation not ended waits for a later
-// run. Errors of one box do not stop the others; they are joined.
+// run. A copy of a box the database says was released is kept, found
+// (keepFound). Errors of one box do not stop the others; they are joined.
 func (h *Hosts) ReleaseLeft(ctx context.Context) (LeftReport, error) {
 	var rep LeftReport
 	var errs []error
@@ -73,6 +76,12 @@ func (h *Hosts) ReleaseLeft(ctx context.Context) (LeftReport, error) {
 				rep.Busy++
 			case name != "":
 				rep.Released = append(rep.Released, name)
+			default:
+				if name, err = h.keepFound(ctx, be, ref); err != nil {
+					errs = append(errs, err)
+				} else if name != "" {
+					rep.Found = append(rep.Found, name)
+				}
 			}
 		}
 	}

@@ -111,3 +111,49 @@ func setOwner(t *testing.T, pool *pgxpool.Pool, box, host string) {
 		t.Fatal(err)
 	}
 }
+
+// TestACopyOfAReleasedBoxIsKeptFound: a box whose copy is on host-a was
+// released elsewhere (its row says released) while host-a was away. The
+// copy belongs to no box: host-a keeps it, found, never deleting it, and
+// says so in the released box's log, once.
+func TestACopyOfAReleasedBoxIsKeptFound(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	a := hostEnv(t, pool, "host-a", false, nil)
+	box := a.Box(t, snapshots.Owner(), "amber-fox")
+	dir := a.Local.BoxDir(providers.Guest{Ref: box.GuestRef})
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("the old copy"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, "UPDATE boxes SET owner_host = 'host-b', state = 'released', released_at = now() WHERE id = $1", box.ID); err != nil {
+		t.Fatal(err)
+	}
+	past := time.Now().Add(-hosts.LeftQuiet - time.Minute)
+	for _, p := range []string{dir, filepath.Join(a.Local.Root(), "state", box.GuestRef+".json")} {
+		if err := os.Chtimes(p, past, past); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for round, want := range [][]string{{"amber-fox"}, nil} {
+		rep, err := a.Hosts.ReleaseLeft(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(rep.Found, want) || len(rep.Released) > 0 {
+			t.Fatalf("round %d: found %v, released %v; want found %v, none released", round, rep.Found, rep.Released, want)
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "notes.txt")); err != nil || string(data) != "the old copy" {
+		t.Fatalf("the copy found on host-a: %q %v", data, err)
+	}
+	if _, err := os.Stat(filepath.Join(a.Local.Root(), "state", box.GuestRef+".found")); err != nil {
+		t.Fatalf("the copy is not marked found: %v", err)
+	}
+	var n int
+	if err := pool.QueryRow(ctx, "SELECT count(*) FROM box_log WHERE box_id = $1 AND kind = $2", box.ID, hosts.EvLeftFound).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Fatalf("the released box's log says %d times that its copy was found; want once", n)
+	}
+}
