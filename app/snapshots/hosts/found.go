@@ -30,8 +30,8 @@ type Found interface {
 }
 
 // keepFound keeps this host's copy of the box whose guest was ref on be,
-// when the database says that box was released and no other box has that
-// guest: its process is stopped and its copy marked found, the first time
+// which no box not released has, when the database says that box was
+// released: its process is stopped and its copy marked found, the first time
 // only, answering the box's name then; "" otherwise.
 func (h *Hosts) keepFound(ctx context.Context, be snapshots.Backend, ref string) (string, error) {
 	f, ok := be.Boxes.(Found)
@@ -40,11 +40,6 @@ func (h *Hosts) keepFound(ctx context.Context, be snapshots.Backend, ref string)
 	}
 	if marked, err := f.FoundMarked(ref); err != nil || marked {
 		return "", err
-	}
-	if rows, err := h.st.SecurityBoxByGuest(ctx, h.st.Pool, db.SecurityBoxByGuestParams{BackendID: be.ID, GuestRef: ref}); err != nil {
-		return "", fmt.Errorf("read the box of %s's guest %s: %w", be.ID, ref, err)
-	} else if len(rows) > 0 {
-		return "", nil // a box not released has it
 	}
 	gone, err := h.st.HostReleasedBoxByGuest(ctx, h.st.Pool, db.HostReleasedBoxByGuestParams{BackendID: be.ID, GuestRef: ref})
 	if err != nil {
