@@ -140,6 +140,7 @@ func TestAMovedBoxLeavesItsOldHost(t *testing.T) {
 	}
 	cut := op.Operation.ID
 	killWhenStarted(ctx, t, conn, hostA, cut)
+	waitUnlocked(ctx, t, conn, cut)
 	h.longGone(ctx, t, "host-a")
 	if err := onB.do(ctx, "POST", "/api/v1/hosts/host-a/gone", nil, nil); err != nil {
 		t.Fatalf("mark host-a gone: %v", err)
@@ -392,6 +393,30 @@ func killWhenStarted(ctx context.Context, t *testing.T, conn *pgx.Conn, p *soakP
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("operation %s did not start within 2 minutes", op)
+		}
+	}
+}
+
+// waitUnlocked waits up to 30 seconds for PostgreSQL to end the killed
+// process's session that held operation op's lock: until then the
+// takeover leaves op to it, as to an operation running somewhere alive.
+func waitUnlocked(ctx context.Context, t *testing.T, conn *pgx.Conn, op string) {
+	t.Helper()
+	start := time.Now()
+	for deadline := start.Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var got bool
+		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock(hashtextextended($1::text, 0))", op).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got {
+			if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock(hashtextextended($1::text, 0))", op); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("operation %s's lock was free %s after the kill", op, time.Since(start).Round(time.Millisecond))
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("operation %s's lock is still held 30 s after its process was killed", op)
 		}
 	}
 }
