@@ -26,12 +26,17 @@ import (
 // hosts' interval shortened to 5 seconds. A box of host-a's running a
 // process is moved to host-b: within host-a's interval (past
 // hosts.LeftQuiet) its folder, state and process are gone from host-a,
-// while it takes on host-b, and its snapshots and the bucket are as they
-// were. Then host-a is killed (SIGKILL) while it takes
-// another box of 4,000 files, marked gone, and host-b takes it over: the
-// take host-a left running ends failed, saying why on the operation and
-// the box's log, its snapshot failed, and the box is restored on host-b
-// from its last ready snapshot.
+// while it runs a process of its own on host-b and takes there, and its
+// snapshots and the bucket are as they were. A box whose process the
+// backend stopped at its disk bound on host-a, moved alike, stays
+// stopped on host-b. Then host-a is killed (SIGKILL) while it takes
+// another box, brisk-lake, of 4,000 files, marked gone, and host-b takes
+// its boxes over: the take host-a left running ends failed, saying why on
+// the operation and the box's log, its snapshot failed, and the box is
+// restored on host-b from its last ready snapshot; cedar-elm, which ran a
+// process on host-a, runs on host-b. Then cedar-elm is released on
+// host-b, and host-a, started again, keeps its copy found: not deleted,
+// its process stopped, the released box's log saying where it is.
 func TestAMovedBoxLeavesItsOldHost(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -71,20 +76,34 @@ func TestAMovedBoxLeavesItsOldHost(t *testing.T) {
 	dirA, dirB := h.boxDir("host-a", amber), h.boxDir("host-b", amber)
 	pidA := boxPid(ctx, t, h, "host-a", amber)
 	takeSnapshots(ctx, t, onA, "amber-fox", dirA, 2)
-	ready := readyCount(ctx, t, conn, amber)
+	ready := readyIDs(ctx, t, conn, amber)
+	calm := stoppedBox(ctx, t, h, onA, "host-a", "calm-owl")
 	shipped := bucketKeys(ctx, t, srv, bucket.Bucket)
 	var op struct {
 		Operation struct {
 			ID string `json:"id"`
 		} `json:"operation"`
 	}
-	if err := onB.do(ctx, "POST", "/api/v1/boxes/amber-fox/move", map[string]string{"host": "host-b"}, &op); err != nil {
-		t.Fatalf("move amber-fox to host-b: %v", err)
+	move := func(box string) {
+		t.Helper()
+		if err := onB.do(ctx, "POST", "/api/v1/boxes/"+box+"/move", map[string]string{"host": "host-b"}, &op); err != nil {
+			t.Fatalf("move %s to host-b: %v", box, err)
+		}
+		if state := waitEnded(ctx, t, onB, op.Operation.ID); state != "done" {
+			t.Fatalf("the move of %s ended %s", box, state)
+		}
 	}
-	if state := waitEnded(ctx, t, onB, op.Operation.ID); state != "done" {
-		t.Fatalf("the move ended %s", state)
-	}
+	move("calm-owl")
+	move("amber-fox")
 	moved := time.Now()
+	// amber-fox ran on host-a, so it runs on host-b, as a restore of a
+	// running box starts it again; calm-owl, stopped, stays stopped.
+	if pidB := boxPid(ctx, t, h, "host-b", amber); pidB == pidA {
+		t.Fatalf("amber-fox on host-b runs host-a's process %d", pidA)
+	}
+	if running, pid := boxRuns(t, h, "host-b", calm); running || pid != 0 {
+		t.Fatalf("calm-owl, stopped on host-a, runs on host-b after its move (marked running %v, process %d)", running, pid)
+	}
 	stateA := filepath.Join(h.dataDir("host-a"), "local", "state", amber+".json")
 	for _, p := range []string{dirA, stateA} {
 		waitNoPath(t, p, hosts.LeftQuiet+time.Minute)
@@ -92,8 +111,9 @@ func TestAMovedBoxLeavesItsOldHost(t *testing.T) {
 	waitDead(t, pidA, 10*time.Second)
 	t.Logf("host-a's copy of amber-fox and its process gone %s after the move", time.Since(moved).Round(time.Second))
 	takeSnapshots(ctx, t, onB, "amber-fox", dirB, 1)
-	if got := readyCount(ctx, t, conn, amber); got != ready+1 {
-		t.Fatalf("amber-fox has %d ready snapshots after a take on host-b; it had %d before the move", got, ready)
+	// Running on host-b, it may have automatic snapshots there too.
+	if got := readyIDs(ctx, t, conn, amber); len(got) < len(ready)+1 || !containsAll(got, ready) {
+		t.Fatalf("amber-fox's ready snapshots after a take on host-b: %v; before the move: %v", got, ready)
 	}
 	if got := bucketKeys(ctx, t, srv, bucket.Bucket); len(got) <= len(shipped) || !containsAll(got, shipped) {
 		t.Fatalf("the bucket held %d keys before the move and holds %d, not all of them: the old copy's release deleted some", len(shipped), len(got))
@@ -102,7 +122,15 @@ func TestAMovedBoxLeavesItsOldHost(t *testing.T) {
 		t.Fatalf("amber-fox on host-b: %v", err)
 	}
 
-	// The takeover of a host that died mid-take.
+	// The takeover of a host that died mid-take, and of a box running a
+	// process there.
+	if err := onA.do(ctx, "POST", "/api/v1/boxes", map[string]string{"name": "cedar-elm", "template": "sleeper"}, &made); err != nil {
+		t.Fatalf("make cedar-elm on host-a: %v", err)
+	}
+	cedar := made.ID
+	dirCedar := h.boxDir("host-a", cedar)
+	boxPid(ctx, t, h, "host-a", cedar)
+	takeSnapshots(ctx, t, onA, "cedar-elm", dirCedar, 1)
 	brisk := makeBox(ctx, t, onA, "brisk-lake")
 	dirBrisk := h.boxDir("host-a", brisk)
 	takeSnapshots(ctx, t, onA, "brisk-lake", dirBrisk, 1)
@@ -112,16 +140,19 @@ func TestAMovedBoxLeavesItsOldHost(t *testing.T) {
 	}
 	cut := op.Operation.ID
 	killWhenStarted(ctx, t, conn, hostA, cut)
+	waitUnlocked(ctx, t, conn, cut)
 	h.longGone(ctx, t, "host-a")
 	if err := onB.do(ctx, "POST", "/api/v1/hosts/host-a/gone", nil, nil); err != nil {
 		t.Fatalf("mark host-a gone: %v", err)
 	}
 	var taken hosts.TakeOverResult
-	if err := onB.do(ctx, "POST", "/api/v1/hosts/host-a/takeover", map[string]string{}, &taken); err != nil || len(taken.Taken) != 1 {
+	if err := onB.do(ctx, "POST", "/api/v1/hosts/host-a/takeover", map[string]string{}, &taken); err != nil || len(taken.Taken) != 2 {
 		t.Fatalf("take host-a's boxes over on host-b: %+v %v", taken, err)
 	}
-	if state := waitEnded(ctx, t, onB, taken.Taken[0].Operation); state != "done" {
-		t.Fatalf("the takeover's restore ended %s", state)
+	for _, m := range taken.Taken {
+		if state := waitEnded(ctx, t, onB, m.Operation); state != "done" {
+			t.Fatalf("the takeover's restore of %s ended %s", m.Name, state)
+		}
 	}
 	var state, snapState string
 	var words *string
@@ -156,6 +187,62 @@ func TestAMovedBoxLeavesItsOldHost(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(onHostB, "many")); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("brisk-lake on host-b holds what the cut-short take was taking: %v", err)
 	}
+	boxPid(ctx, t, h, "host-b", cedar) // it ran on host-a: it runs on host-b
+
+	// cedar-elm is released on host-b while host-a is away. When host-a
+	// comes back, its copy there belongs to no box: it is kept, found, its
+	// process stopped and not started again, and the released box's log
+	// says where it is.
+	if err := onB.do(ctx, "POST", "/api/v1/boxes/cedar-elm/release?wait=true", nil, &op); err != nil {
+		t.Fatalf("release cedar-elm on host-b: %v", err)
+	}
+	if err := onB.do(ctx, "POST", "/api/v1/boxes/cedar-elm/trash/empty", nil, &op); err != nil {
+		t.Fatalf("empty cedar-elm from the trash on host-b: %v", err)
+	}
+	if state := waitEnded(ctx, t, onB, op.Operation.ID); state != "done" {
+		t.Fatalf("cedar-elm's release from the trash ended %s", state)
+	}
+	if err := conn.QueryRow(ctx, "SELECT state FROM boxes WHERE id = $1", cedar).Scan(&state); err != nil || state != "released" {
+		t.Fatalf("cedar-elm after the trash was emptied: %s %v", state, err)
+	}
+	past := time.Now().Add(-hosts.LeftQuiet - time.Minute) // its copy left unchanged since host-a's kill
+	for _, p := range []string{dirCedar, filepath.Join(h.dataDir("host-a"), "local", "state", cedar+".json")} {
+		if err := os.Chtimes(p, past, past); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.start("host-a", env, "serve")
+	waitPath(t, filepath.Join(h.dataDir("host-a"), "local", "state", cedar+".found"), time.Minute)
+	if running, pid := boxRuns(t, h, "host-a", cedar); running || pid != 0 {
+		t.Fatalf("cedar-elm, released, runs on host-a after it came back (marked running %v, process %d)", running, pid)
+	}
+	if _, err := os.Stat(filepath.Join(dirCedar, "note-00.txt")); err != nil {
+		t.Fatalf("cedar-elm's copy on host-a was not kept: %v", err)
+	}
+	if err := onB.do(ctx, "GET", "/api/v1/boxes/"+cedar+"/log", nil, &boxLog); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(boxLog.Events, func(e struct {
+		Kind, Words string
+		Operation   *string `json:"operation"`
+	}) bool {
+		return e.Kind == hosts.EvLeftFound && strings.Contains(e.Words, "host-a") && strings.Contains(e.Words, dirCedar)
+	}) {
+		t.Fatalf("released cedar-elm's log says nothing of its copy kept on host-a: %+v", boxLog.Events)
+	}
+}
+
+// waitPath fails the test unless path is there within d.
+func waitPath(t *testing.T, path string, d time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(d); ; time.Sleep(200 * time.Millisecond) {
+		if _, err := os.Lstat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is not there %s on", path, d)
+		}
+	}
 }
 
 // boxPid waits up to a minute for the local box id on host to run a
@@ -182,14 +269,76 @@ func boxPid(ctx context.Context, t *testing.T, h *binHosts, host, id string) int
 	return 0
 }
 
-// readyCount is how many ready snapshots box has.
-func readyCount(ctx context.Context, t *testing.T, conn *pgx.Conn, box string) int {
+// stoppedBox makes a local box named name on host whose process writes
+// past its disk bound, so the backend stops it; once it is stopped, its
+// file is removed and a snapshot is taken of it, stopped. It answers the
+// box's ID.
+func stoppedBox(ctx context.Context, t *testing.T, h *binHosts, api *soakHTTP, host, name string) string {
 	t.Helper()
-	var n int
-	if err := conn.QueryRow(ctx, "SELECT count(*) FROM snapshots WHERE box_id = $1 AND state = 'ready'", box).Scan(&n); err != nil {
+	if err := api.do(ctx, "PUT", "/api/v1/templates/filler", map[string]any{"backend": "local", "kind": "linux",
+		"command": "head -c 4000000 /dev/zero > fill; sleep 600", "limits": map[string]any{"diskBytes": 1 << 20}}, nil); err != nil {
+		t.Fatalf("save a box template: %v", err)
+	}
+	var made struct {
+		ID string `json:"id"`
+	}
+	if err := api.do(ctx, "POST", "/api/v1/boxes", map[string]string{"name": name, "template": "filler"}, &made); err != nil {
+		t.Fatalf("make %s: %v", name, err)
+	}
+	boxPid(ctx, t, h, host, made.ID)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		if running, pid := boxRuns(t, h, host, made.ID); !running && pid == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not stop at its disk bound within a minute", name)
+		}
+	}
+	dir := h.boxDir(host, made.ID)
+	if err := os.Remove(filepath.Join(dir, "fill")); err != nil {
 		t.Fatal(err)
 	}
-	return n
+	takeSnapshots(ctx, t, api, name, dir, 1)
+	return made.ID
+}
+
+// boxRuns reads the local box id's state file on host: whether it is
+// marked running, and its process ID while that process is alive (0 for
+// none).
+func boxRuns(t *testing.T, h *binHosts, host, id string) (running bool, pid int) {
+	t.Helper()
+	var st struct {
+		Running bool `json:"running"`
+		Proc    *struct {
+			Pid int `json:"pid"`
+		} `json:"proc"`
+	}
+	b, err := os.ReadFile(filepath.Join(h.dataDir(host), "local", "state", id+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatalf("box %s's state on %s: %v", id, host, err)
+	}
+	if st.Proc != nil && st.Proc.Pid > 0 && syscall.Kill(st.Proc.Pid, 0) == nil {
+		pid = st.Proc.Pid
+	}
+	return st.Running, pid
+}
+
+// readyIDs are the IDs of box's ready snapshots, sorted.
+func readyIDs(ctx context.Context, t *testing.T, conn *pgx.Conn, box string) []string {
+	t.Helper()
+	rows, err := conn.Query(ctx, "SELECT id FROM snapshots WHERE box_id = $1 AND state = 'ready'", box)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // waitNoPath fails the test unless path is gone within d.
@@ -244,6 +393,30 @@ func killWhenStarted(ctx context.Context, t *testing.T, conn *pgx.Conn, p *soakP
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("operation %s did not start within 2 minutes", op)
+		}
+	}
+}
+
+// waitUnlocked waits up to 30 seconds for PostgreSQL to end the killed
+// process's session that held operation op's lock: until then the
+// takeover leaves op to it, as to an operation running somewhere alive.
+func waitUnlocked(ctx context.Context, t *testing.T, conn *pgx.Conn, op string) {
+	t.Helper()
+	start := time.Now()
+	for deadline := start.Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var got bool
+		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock(hashtextextended($1::text, 0))", op).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got {
+			if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock(hashtextextended($1::text, 0))", op); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("operation %s's lock was free %s after the kill", op, time.Since(start).Round(time.Millisecond))
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("operation %s's lock is still held 30 s after its process was killed", op)
 		}
 	}
 }

@@ -94,9 +94,9 @@ func HostWorkOpts(host string) *river.InsertOpts {
 }
 
 // ReleaseLeft releases the copies this host holds of boxes another host
-// owns (hosts.Hosts.ReleaseLeft), and logs how many: a host's own work
-// runs it, and a working process at its start, before it starts its
-// boxes' processes again.
+// owns (hosts.Hosts.ReleaseLeft), keeps found those of boxes released
+// elsewhere, and logs how many: a host's own work runs it, and a working
+// process at its start, before it starts its boxes' processes again.
 func ReleaseLeft(ctx context.Context, h *hosts.Hosts, logger *slog.Logger) error {
 	if h == nil {
 		return nil
@@ -104,6 +104,9 @@ func ReleaseLeft(ctx context.Context, h *hosts.Hosts, logger *slog.Logger) error
 	rep, err := h.ReleaseLeft(ctx)
 	if len(rep.Released) > 0 || rep.Busy > 0 {
 		logger.Info("released the copies of boxes another host owns", "host", h.This(), "released", len(rep.Released), "boxes", rep.Released, "busy", rep.Busy)
+	}
+	if len(rep.Found) > 0 {
+		logger.Warn("kept, found, the copies of boxes released on another host", "host", h.This(), "found", len(rep.Found), "boxes", rep.Found)
 	}
 	return err
 }

@@ -4,7 +4,8 @@ import "context"
 
 // Carried is a backend whose snapshots record how their box ran when each
 // was taken, so a box moved or taken over onto another host from one of
-// them runs there as it ran here: its command, user, limits and network.
+// them runs there as it ran here: its command, user, limits and network,
+// and whether its process ran (BoxSpec.Ran).
 // A box's environment is never recorded in a snapshot (it may hold
 // secrets): the core gives it from its own record of how the box was made.
 type Carried interface {

@@ -381,6 +381,12 @@ type BoxSpec struct {
 	// reaches at the same ports on its loopback (the box's screen, served
 	// by its process): inbound only, where the box has a network.
 	Publish []int
+	// Ran says the box ran on the host it is carried from (a move's or a
+	// takeover's make, before the restore that carries it over): the new
+	// guest starts no process, but reads as running until it is first
+	// started or stopped, so the restore, as for any running box, starts
+	// it once its snapshot is in place.
+	Ran bool
 }
 
 // BoxLimits bound a box's process (its box template's limits). Zero means

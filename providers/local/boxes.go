@@ -108,7 +108,8 @@ func readResetVersion(dir string) int {
 
 // Acquire makes a box's folder, empty or as a copy of a template folder, and
 // writes its identity marker. spec.Adopt adopts a folder already under the
-// backend's boxes folder instead.
+// backend's boxes folder instead. A box made with spec.Ran reads as
+// running (state.BoxState.Carried) though no process starts.
 func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (providers.Guest, error) {
 	box := spec.Box.ID
 	if spec.Adopt != "" {
@@ -150,7 +151,7 @@ func (b *Backend) Acquire(ctx context.Context, spec providers.BoxSpec) (provider
 		return providers.Guest{}, fmt.Errorf("box %s: %w", box, err)
 	}
 	st := state.BoxState{ID: box, Kind: spec.Box.Kind, Command: spec.Command, User: spec.User, Env: spec.Env, Limits: spec.Limits,
-		NoNetwork: spec.NoNetwork, Publish: spec.Publish}
+		NoNetwork: spec.NoNetwork, Publish: spec.Publish, Carried: spec.Ran}
 	b.mu.Lock()
 	err := b.WriteState(st)
 	b.mu.Unlock()
@@ -173,7 +174,7 @@ func (b *Backend) Release(ctx context.Context, guest providers.Guest) error {
 	if err := b.RemoveBoxFolder(b.Store.BoxDir(guest.Ref), b.ImageFile(guest.Ref)); err != nil {
 		return fmt.Errorf("release box %s: %w", guest.Ref, err)
 	}
-	for _, f := range []string{b.StateFile(guest.Ref), b.StatCacheFile(guest.Ref), b.Path(store.DirState, guest.Ref+".log"), b.Path(store.DirState, guest.Ref+".lock"), resets{b}.resetRecordFile(guest.Ref)} {
+	for _, f := range []string{b.StateFile(guest.Ref), b.StatCacheFile(guest.Ref), b.Path(store.DirState, guest.Ref+".log"), b.Path(store.DirState, guest.Ref+".lock"), resets{b}.resetRecordFile(guest.Ref), b.FoundFile(guest.Ref)} {
 		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("release box %s: %w", guest.Ref, err)
 		}
@@ -218,7 +219,7 @@ func (b *Backend) Start(ctx context.Context, guest providers.Guest) error {
 		started = true
 	}
 	st.Running = true
-	st.DiskStop = nil
+	st.DiskStop, st.Carried = nil, false
 	if err := b.WriteState(st); err != nil {
 		if !started {
 			return err
@@ -515,7 +516,7 @@ func (b *Backend) stop(ctx context.Context, guest providers.Guest) error {
 	if st.Proc.Alive() {
 		b.EndRecorded(ctx, guest.Ref, st.Proc)
 	}
-	return b.UpdateState(guest.Ref, func(st *state.BoxState) { st.Running, st.Proc = false, nil })
+	return b.UpdateState(guest.Ref, func(st *state.BoxState) { st.Running, st.Proc, st.Carried = false, nil, false })
 }
 
 // Status reads whether the box's folder exists, whether it runs, and its size.
@@ -551,7 +552,8 @@ func (b *Backend) Status(ctx context.Context, guest providers.Guest) (providers.
 // stopped since), or its process is alive. A box whose owner died is
 // marked running while its process is down until a live process takes it
 // over (TakeOver): a restore in that time reads that it ran, and starts it
-// again, as the take-over would have.
+// again, as the take-over would have. A box made to be carried over from
+// a box that ran (BoxSpec.Ran) reads as running alike until its restore.
 func (b *Backend) Runs(ctx context.Context, guest providers.Guest) (bool, error) {
 	if _, err := b.existingBox(guest); err != nil {
 		return false, err
@@ -562,7 +564,7 @@ func (b *Backend) Runs(ctx context.Context, guest providers.Guest) (bool, error)
 	if err != nil {
 		return false, err
 	}
-	if st.Running {
+	if st.Running || st.Carried {
 		return true, nil
 	}
 	return b.running(guest.Ref)

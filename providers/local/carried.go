@@ -11,10 +11,11 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
 
-// runOf is how the box of state st runs, as a snapshot's label records it.
+// runOf is how the box of state st runs, and whether it runs, as a
+// snapshot's label records it.
 func runOf(st state.BoxState) *store.Run {
 	return &store.Run{Kind: st.Kind, Command: st.Command, User: st.User, Limits: st.Limits,
-		NoNetwork: st.NoNetwork, Publish: slices.Clone(st.Publish)}
+		NoNetwork: st.NoNetwork, Publish: slices.Clone(st.Publish), Running: st.Running || st.Carried}
 }
 
 // carriedRun reads the run snapshot id's label records: nil when it
@@ -27,9 +28,9 @@ func (b *Shipping) carriedRun(id string) *store.Run {
 	return lab.Run
 }
 
-// CarriedSpec answers how the box of snapshot ref ran when it was taken
-// (providers.Carried), read from its label: a snapshot this host does not
-// hold is fetched from the content store first.
+// CarriedSpec answers how the box of snapshot ref ran when it was taken,
+// and whether it ran (providers.Carried), read from its label: a snapshot
+// this host does not hold is fetched from the content store first.
 func (b *Shipping) CarriedSpec(ctx context.Context, ref providers.SnapshotRef) (providers.BoxSpec, bool, error) {
 	m, err := b.st.LoadUsable(ref)
 	if err != nil {
@@ -40,7 +41,7 @@ func (b *Shipping) CarriedSpec(ctx context.Context, ref providers.SnapshotRef) (
 		return providers.BoxSpec{}, false, nil
 	}
 	return providers.BoxSpec{Box: providers.BoxIdentity{Kind: r.Kind}, Command: r.Command, User: r.User, Limits: r.Limits,
-		NoNetwork: r.NoNetwork, Publish: slices.Clone(r.Publish)}, true, nil
+		NoNetwork: r.NoNetwork, Publish: slices.Clone(r.Publish), Ran: r.Running}, true, nil
 }
 
 // orCarried is src, the state of a fork's source box on this host, or,

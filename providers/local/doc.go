@@ -24,6 +24,8 @@
 //	disks/mount.lock               flock: held to mount, unmount or swap a box's image
 //	state/<boxID>.json             a box's command, whether it should run, its last take
 //	state/<boxID>.log              its process's output
+//	state/<boxID>.found            a copy of a box released on another host, kept here,
+//	                               stopped, until the person deletes it (state.MarkFound)
 //	state/<boxID>.cache            after a restore: the target's entries with the stat the
 //	                               restore left, so the next take reads only what changed
 //	content/ab/cdef…               each file's content once, named by its SHA-256, read-only,

@@ -63,6 +63,7 @@ var pathCallsAllowed = map[string]string{
 	"state/held.go (*States).HeldBoxes":               "the store's state and boxes folders, listed",
 	"boxes.go (*Backend).existingBox":                 "the box's folder itself, by boxsnap's path to it",
 	"state/state.go (*States).ReadState":              "the store's state file",
+	"state/found.go (*States).FoundMarked":            "the store's state folder: a box's found mark",
 	"boxes.go (*Backend).startLocked":                 "the box's freezer cgroup",
 	"boxes.go (*Backend).boxCommand":                  "the box's log in the store's state folder",
 	"boxes.go (*Backend).stop":                        "the store's state file",

@@ -53,3 +53,9 @@ WHERE queue = @from_queue::text AND state IN ('available', 'scheduled', 'retryab
 -- A box's operations not ended (running, waiting, queued, or unknown),
 -- newest first: a takeover ends those its gone host left.
 SELECT * FROM operations WHERE box_id = $1 AND state IN ('running', 'unknown') ORDER BY seq DESC;
+
+-- name: HostReleasedBoxByGuest :many
+-- The released boxes whose guest on a backend was this one, newest
+-- release first: a copy of one still on a host's disk is kept there, found.
+SELECT * FROM boxes WHERE backend_id = $1 AND guest_ref = $2 AND state = 'released'
+ORDER BY released_at DESC NULLS LAST, id;

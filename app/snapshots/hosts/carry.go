@@ -15,7 +15,8 @@ import (
 
 // carriedSpec is what b's guest is made with on this host before it is
 // restored from sn: how b ran when sn was taken, as the backend recorded
-// it in sn (its command, user, limits and network), else as the database
+// it in sn (its command, user, limits and network, and whether it ran:
+// a box that ran starts on this host once restored), else as the database
 // recorded it when b was made (recordedRun), else what b was made from
 // (its command, and its box template's user, limits and network as the
 // template is now); with the environment the database recorded when b

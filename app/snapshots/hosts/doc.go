@@ -16,14 +16,16 @@
 // host would ever run, so the restore never waits behind them. The host a
 // box left releases its copy there once another host owns the box
 // (ReleaseLeft, run by its own work and by a working process's start):
-// its folder, state and process, never a snapshot. The carrying restore
+// its folder, state and process, never a snapshot; a copy of a box
+// released meanwhile is kept, found, its process stopped (keepFound,
+// through Found), never deleted. The carrying restore
 // needs the snapshot's content reachable from the new host: a backend
 // says so through
 // providers.SharedContent (the local backend with a content store), and a
 // move or a takeover is refused in words where it is not. The box's guest
 // is made on the new host first, running as the box ran when that
 // snapshot was taken (providers.Carried: its command, user, limits and
-// network), with the environment the database recorded when the box (or
+// network, and whether it ran, so the restore starts it), with the environment the database recorded when the box (or
 // the box it was forked from) was made (recordedRun), which no snapshot
 // keeps, and never its published ports, which could collide there.
 // A snapshot taken before the content store was set is on its host alone:

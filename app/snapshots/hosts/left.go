@@ -40,17 +40,20 @@ type Held interface {
 const LeftQuiet = 30 * time.Second
 
 // LeftReport is what ReleaseLeft did: the boxes whose copy it released
-// here, by name, and how many copies it left for now because an
-// operation of their box has not ended.
+// here, by name, how many copies it left for now because an operation of
+// their box has not ended, and the boxes released elsewhere whose copy it
+// found here and kept (KeepFound).
 type LeftReport struct {
 	Released []string
 	Busy     int
+	Found    []string
 }
 
 // ReleaseLeft releases the copies this host holds of boxes another host
 // owns: each one's process is stopped and its folder, disk image and state
 // removed. A copy whose box has an operation not ended waits for a later
-// run. Errors of one box do not stop the others; they are joined.
+// run. A copy of a box the database says was released is kept, found
+// (keepFound). Errors of one box do not stop the others; they are joined.
 func (h *Hosts) ReleaseLeft(ctx context.Context) (LeftReport, error) {
 	var rep LeftReport
 	var errs []error
@@ -65,28 +68,43 @@ func (h *Hosts) ReleaseLeft(ctx context.Context) (LeftReport, error) {
 			continue
 		}
 		for _, ref := range refs {
-			name, busy, err := h.releaseLeft(ctx, be, ref)
-			switch {
-			case err != nil:
+			if err := h.leftOne(ctx, be, ref, &rep); err != nil {
 				errs = append(errs, err)
-			case busy:
-				rep.Busy++
-			case name != "":
-				rep.Released = append(rep.Released, name)
 			}
 		}
 	}
 	return rep, errors.Join(errs...)
 }
 
-// releaseLeft releases this host's copy of the box whose guest is ref on
-// be when another host owns that box and none of its operations is
-// unended, answering its name; "" when the copy stays.
-func (h *Hosts) releaseLeft(ctx context.Context, be snapshots.Backend, ref string) (name string, busy bool, err error) {
+// leftOne releases, or keeps found, this host's copy of the box whose
+// guest is ref on be, and adds what it did to rep.
+func (h *Hosts) leftOne(ctx context.Context, be snapshots.Backend, ref string, rep *LeftReport) error {
 	rows, err := h.st.SecurityBoxByGuest(ctx, h.st.Pool, db.SecurityBoxByGuestParams{BackendID: be.ID, GuestRef: ref})
 	if err != nil {
-		return "", false, fmt.Errorf("read the box of %s's guest %s: %w", be.ID, ref, err)
+		return fmt.Errorf("read the box of %s's guest %s: %w", be.ID, ref, err)
 	}
+	if len(rows) == 0 { // no box has it now: one released meanwhile, maybe
+		name, err := h.keepFound(ctx, be, ref)
+		if name != "" {
+			rep.Found = append(rep.Found, name)
+		}
+		return err
+	}
+	name, busy, err := h.releaseLeft(ctx, be, ref, rows)
+	switch {
+	case busy:
+		rep.Busy++
+	case name != "":
+		rep.Released = append(rep.Released, name)
+	}
+	return err
+}
+
+// releaseLeft releases this host's copy of the box whose guest is ref on
+// be (rows, the boxes not released that have it) when another host owns
+// that box and none of its operations is unended, answering its name; ""
+// when the copy stays.
+func (h *Hosts) releaseLeft(ctx context.Context, be snapshots.Backend, ref string, rows []db.Box) (name string, busy bool, err error) {
 	if len(rows) != 1 {
 		return "", false, nil // no box, or not one only: nothing says it is another host's
 	}

@@ -104,6 +104,8 @@ const (
 	// EvLeftReleased: a moved box's copy left on its old host, released
 	// there.
 	EvLeftReleased = "left-copy-released"
+	// EvLeftFound: a released box's copy found on a host it left, kept.
+	EvLeftFound = "left-copy-found"
 )
 
 // EndedGoneWords is the error of an operation a gone host left, which a
@@ -123,6 +125,15 @@ const leftWhy = "the box is owned by another host"
 // logLeftReleasedWords: left-copy-released, "where, and whose the box is".
 func logLeftReleasedWords(here, owner string) string {
 	return fmt.Sprintf("its old copy on host %s released (its folder, state and process): the box is on host %s now", here, owner)
+}
+
+// foundWhy is boxsnap's reason for keeping a released box's copy found.
+const foundWhy = "the box was released on another host while this one was away"
+
+// logLeftFoundWords: left-copy-found, "where it is kept, and that it
+// stays until the person deletes it".
+func logLeftFoundWords(here, dir string) string {
+	return fmt.Sprintf("its copy left on host %s was found there after its release: kept, its process stopped, in %s until you delete it", here, dir)
 }
 
 // logMovedWords: moved-host, "from where to where, from which snapshot".

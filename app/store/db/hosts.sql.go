@@ -224,6 +224,57 @@ func (q *Queries) HostQueueWaiting(ctx context.Context, db DBTX, queue string) (
 	return count, err
 }
 
+const hostReleasedBoxByGuest = `-- name: HostReleasedBoxByGuest :many
+SELECT id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id, owner_host FROM boxes WHERE backend_id = $1 AND guest_ref = $2 AND state = 'released'
+ORDER BY released_at DESC NULLS LAST, id
+`
+
+type HostReleasedBoxByGuestParams struct {
+	BackendID string
+	GuestRef  string
+}
+
+// The released boxes whose guest on a backend was this one, newest
+// release first: a copy of one still on a host's disk is kept there, found.
+func (q *Queries) HostReleasedBoxByGuest(ctx context.Context, db DBTX, arg HostReleasedBoxByGuestParams) ([]Box, error) {
+	rows, err := db.Query(ctx, hostReleasedBoxByGuest, arg.BackendID, arg.GuestRef)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Box
+	for rows.Next() {
+		var i Box
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.Kind,
+			&i.System,
+			&i.ThreadID,
+			&i.BackendID,
+			&i.Host,
+			&i.GuestRef,
+			&i.Generation,
+			&i.HasScreen,
+			&i.ScreenURL,
+			&i.Presence,
+			&i.ForkedFrom,
+			&i.State,
+			&i.CreatedAt,
+			&i.ReleasedAt,
+			&i.HeadID,
+			&i.OwnerHost,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const hostSeen = `-- name: HostSeen :exec
 
 INSERT INTO hosts (name, first_seen_at, last_seen_at) VALUES ($1, $2, $2)

@@ -3,7 +3,8 @@
 // parent, its owner and its process as recorded (BoxState, ProcRecord),
 // read and written by States, whether a recorded process still runs, and
 // which boxes the store holds (HeldBoxes, by their state files and
-// folders, listed). It reaches only the store's state files and the host's /proc and
+// folders, listed), and which copies of boxes released elsewhere it keeps
+// found (state/<boxID>.found: MarkFound, FoundMarked). It reaches only the store's state files and the host's /proc and
 // cgroups by their paths, never a file inside a box.
 //
 // It imports only the standard library, providers,

@@ -60,6 +60,11 @@ type BoxState struct {
 	// DiskStop is set when boxsnap stopped the box by itself at its disk
 	// bound (watchDisk); a start clears it.
 	DiskStop *providers.DiskStop `json:"diskStop,omitempty"`
+	// Carried is set on a box made to be restored from a snapshot of a
+	// box that ran on another host (BoxSpec.Ran): no process runs, but
+	// Runs says it does until a start or a stop clears it, so the restore
+	// starts it.
+	Carried bool `json:"carried,omitempty"`
 }
 
 // ReadState reads a box's state file: a box with none has a state of

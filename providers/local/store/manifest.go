@@ -78,6 +78,8 @@ type Run struct {
 	Limits    providers.BoxLimits `json:"limits,omitempty"`
 	NoNetwork bool                `json:"noNetwork,omitempty"`
 	Publish   []int               `json:"publish,omitempty"`
+	// Running is whether the box ran (was marked running) at the take.
+	Running bool `json:"running,omitempty"`
 }
 
 // StatKey is what says a file did not change since a manifest recorded it.
