@@ -9,7 +9,8 @@
 // snapshot-revert and start for a disk restore. A restore is the backend's own steps in its order (the undo and
 // the access are the core's, and are left out). The two sides alternate,
 // on the same guest; medians of -runs, each run's figures, and the median
-// of each run's ratio. It says whether KVM or TCG ran, and what virsh's own
+// of each run's ratio. It says whether KVM or TCG ran (the backend's own
+// choice, as boxsnap makes it: -accel auto unless told), and what virsh's own
 // start and connect cost (a virsh domstate), which each of its figures
 // holds and the backend, connected already, does not pay.
 //
@@ -93,7 +94,7 @@ func run() (err error) {
 	runs := flag.Int("runs", 3, "runs of each measure")
 	memory := flag.Int("memory", 256, "the guest's memory in MiB")
 	fill := flag.Int("fill", 128, "MiB of random data written into the guest's disk")
-	accel := flag.String("accel", qemu.AccelTCG, "kvm or tcg")
+	accel := flag.String("accel", accelSetting(), "auto (the backend's own choice: KVM where guests run under it here, else TCG), kvm or tcg; BOXSNAP_QEMU_ACCEL, as boxsnap reads it, when set")
 	steps := flag.Bool("steps", false, "print how long each step of each restore took, each libvirt call of boxsnap's steps and each virsh command (the backend's debug lines)")
 	flag.Parse()
 	calls := &callLog{}
@@ -143,12 +144,20 @@ func run() (err error) {
 	for at := 0; at < *fill; at += 4 {
 		shell(ctx, b, g, fmt.Sprintf("dd if=/dev/urandom of=/root/data bs=1M seek=%d count=%d conv=notrunc,fsync 2>/dev/null", at, min(4, *fill-at)))
 	}
-	ran := "TCG"
+	// The accelerator the backend chose, and the one the guest's domain
+	// says it runs under: they agree, or the figures would not be the
+	// product's.
+	choice := b.AccelChoice(ctx)
+	ran := qemu.AccelTCG
 	if x := vs("dumpxml", g.Ref); strings.Contains(x, "type='kvm'") || strings.Contains(x, `type="kvm"`) {
-		ran = "KVM"
+		ran = qemu.AccelKVM
+	}
+	if ran != choice.Accel {
+		fail(fmt.Errorf("the backend chose %s, but the guest's domain runs under %s", choice.Accel, ran))
 	}
 	fmt.Printf("QEMU backend beside virsh by hand: a guest of %d MiB memory, a 1 GiB disk holding %d MiB of data, %d runs each, medians\n", *memory, *fill, *runs)
-	fmt.Printf("accelerator: %s; %s; %s\n", ran, strings.SplitN(vs("version"), "\n", 2)[0], qemuVersion())
+	fmt.Printf("accelerator: %s, as the backend chose it (set to %s): %s\n%s; %s\n", strings.ToUpper(ran), choice.Asked, choice.Why,
+		strings.SplitN(vs("version"), "\n", 2)[0], qemuVersion())
 
 	m := &measures{ctx: ctx, b: b, g: g, box: box, vs: vs, calls: calls}
 	// The figures are printed however the runs end: a run that fails (a
@@ -425,6 +434,15 @@ func id(prefix string) string {
 		b[i] = letters[int(b[i])%len(letters)]
 	}
 	return prefix + string(b)
+}
+
+// accelSetting is BOXSNAP_QEMU_ACCEL where it is set, as boxsnap reads it,
+// else auto: the bench runs guests under the accelerator the product would.
+func accelSetting() string {
+	if v := os.Getenv("BOXSNAP_QEMU_ACCEL"); v != "" {
+		return v
+	}
+	return qemu.AccelAuto
 }
 
 // fail ends the run with err, its clean-ups done.

@@ -82,25 +82,7 @@ func TestQEMUExportImportThroughTheCore(t *testing.T) {
 	}
 	other := newBackend(t)
 	to := newCore(t, other)
-	// This machine's disk, which other work fills, holds the backend's
-	// folder: the import is let go up to the highest room setting.
-	settings, err := to.Core.Settings(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	settings.RoomPercent = snapshots.MaxRoomPercent
-	if err := to.Core.SaveSettings(ctx, snapshots.Owner(), settings); err != nil {
-		t.Fatal(err)
-	}
-	st, err := to.Contents.Stage(ctx, "moving-owl.boxsnap", bytes.NewReader(file.Bytes()))
-	if err != nil {
-		t.Fatalf("Stage: %v", err)
-	}
-	defer st.Remove()
-	res, err := to.Contents.Import(ctx, snapshots.Owner(), []*contents.Staged{st})
-	if err != nil {
-		t.Fatalf("Import: %v", err)
-	}
+	res := importFile(t, to, "moving-owl.boxsnap", file.Bytes())
 	if !res.Made || res.MadeFrom != "second" || len(res.Snapshots) != 2 {
 		t.Fatalf("the import answered %+v, want a box made from second with both snapshots", res)
 	}
@@ -159,6 +141,32 @@ func TestQEMUExportImportThroughTheCore(t *testing.T) {
 	if got := strings.TrimSpace(sh(t, other, ng, "cat /root/state")); got != "second" {
 		t.Errorf("the imported box holds %q, want the snapshot's %q", got, "second")
 	}
+}
+
+// importFile imports the export file named name through env's core, the
+// room setting at its highest first: this machine's disk, which other work
+// fills, holds the backend's folder.
+func importFile(t *testing.T, env *coretest.Env, name string, file []byte) *contents.ImportResult {
+	t.Helper()
+	ctx := context.Background()
+	settings, err := env.Core.Settings(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings.RoomPercent = snapshots.MaxRoomPercent
+	if err := env.Core.SaveSettings(ctx, snapshots.Owner(), settings); err != nil {
+		t.Fatal(err)
+	}
+	st, err := env.Contents.Stage(ctx, name, bytes.NewReader(file))
+	if err != nil {
+		t.Fatalf("Stage: %v", err)
+	}
+	defer st.Remove()
+	res, err := env.Contents.Import(ctx, snapshots.Owner(), []*contents.Staged{st})
+	if err != nil {
+		t.Fatalf("Import: %v", err)
+	}
+	return res
 }
 
 // exportManifest reads the manifest out of an export file, as a person

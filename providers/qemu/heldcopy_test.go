@@ -7,13 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/boxsnap/boxsnap/app/coretest"
-	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
-	"github.com/boxsnap/boxsnap/app/snapshots/fork"
-	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/qemu"
 	"github.com/boxsnap/boxsnap/providers/qemu/qemutest"
 )
@@ -33,36 +28,12 @@ func TestHeldCopyInertOnQEMU(t *testing.T) {
 	ctx := context.Background()
 	d := qemutest.OwnLibvirtd(t)
 	b, cfg := newBackendConfig(t, func(c *qemu.Config) { c.Socket = d.Socket })
-	dsn := dbtest.NewDSN(t)
-	pool, err := pgxpool.New(ctx, dsn+" pool_max_conns=12")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	root := t.TempDir()
-	env, err := coretest.Build(ctx, pool, coretest.Options{Install: "intest", LocalRoot: root, NoWorkers: true, NoTrash: true,
-		Extra: []snapshots.Backend{{ID: b.ID(), Kind: "qemu", Label: b.ID(), Snap: b, Boxes: b}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(env.Stop)
-	box, err := env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "held-owl", Kind: qemu.KindLinux, Backend: b.ID(), Template: template})
-	if err != nil {
-		t.Fatalf("AcquireBox: %v", err)
-	}
-	g := providers.Guest{Backend: b.ID(), Kind: qemu.KindLinux, Ref: box.GuestRef, Generation: 1}
-	boot(t, b, g)
-	own := readIdentity(t, b, g)
-	sh(t, b, g, "printf 'written before the take' > /root/state && sync")
+	env, dsn, root := workerCore(t, b)
+	box, g := bootedBox(t, env, b, "held-owl")
+	own := markSource(t, b, g)
 	first := startWorker(t, dsn, root, cfg, "")
 	sn := takeOnQEMU(t, env, box.Name, "kept", false)
-	kop, err := env.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: box.Name, Snapshot: sn.ID})
-	if err != nil {
-		t.Fatalf("Keep: %v", err)
-	}
-	if got := waitOp(t, env, kop.ID); got.State != snapshots.OpDone {
-		t.Fatalf("the keep ended %s: %s", got.State, coretest.Deref(got.Error))
-	}
+	keep(t, env, box.Name, sn.ID)
 	first.kill()
 
 	part := filepath.Join(cfg.Dir, "imports", sn.ID+".held.qcow2.part")
@@ -70,6 +41,7 @@ func TestHeldCopyInertOnQEMU(t *testing.T) {
 	for _, stall := range []string{"hold:recorded", "hold:copied", "hold:renamed"} {
 		w := startWorker(t, dsn, root, cfg, stall)
 		if rop == nil {
+			var err error
 			if rop, err = env.Boxes.ReleaseBox(ctx, snapshots.Owner(), box.Name, ""); err != nil {
 				t.Fatalf("ReleaseBox: %v", err)
 			}
@@ -100,14 +72,7 @@ func TestHeldCopyInertOnQEMU(t *testing.T) {
 		}
 	}
 	next := startWorker(t, dsn, root, cfg, "")
-	done := waitOp(t, env, rop.ID)
-	if done.State == snapshots.OpUnknown {
-		if _, err := env.Core.CheckNow(ctx, snapshots.Owner(), rop.ID); err != nil {
-			t.Fatal(err)
-		}
-		done = waitOp(t, env, rop.ID)
-	}
-	if done.State != snapshots.OpDone {
+	if done := resumed(t, env, rop.ID); done.State != snapshots.OpDone {
 		log, _ := os.ReadFile(next.log)
 		t.Fatalf("the release resumed ended %s at %s: %s\n%s", done.State, done.Step, coretest.Deref(done.Error), log)
 	}
@@ -130,29 +95,6 @@ func TestHeldCopyInertOnQEMU(t *testing.T) {
 		t.Fatalf("the spoiled part %s is still there", part)
 	}
 
-	op, err := env.Forks.Fork(ctx, snapshots.Owner(), fork.ForkRequest{Box: box.Name, Snapshot: sn.ID, Name: "held-owl-fork"})
-	if err != nil {
-		t.Fatalf("Fork: %v", err)
-	}
-	if got := waitOp(t, env, op.ID); got.State != snapshots.OpDone {
-		t.Fatalf("the fork ended %s: %s", got.State, coretest.Deref(got.Error))
-	}
-	forked, err := env.Core.Box(ctx, snapshots.Owner(), "held-owl-fork")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fg := providers.Guest{Backend: b.ID(), Kind: qemu.KindLinux, Ref: forked.GuestRef, Generation: forked.Generation}
-	running(t, b, fg)
-	wctx, cancel := context.WithTimeout(ctx, bootWait)
-	defer cancel()
-	if _, err := qemutest.WaitBoot(wctx, b.ConsoleLog(fg), 0); err != nil {
-		t.Fatalf("the fork of the remade copy: %v", err)
-	}
-	if got := strings.TrimSpace(sh(t, b, fg, "cat /root/state")); got != "written before the take" {
-		t.Fatalf("the fork of the remade copy holds %q, want the snapshot's file", got)
-	}
-	id := readIdentity(t, b, fg)
-	if id.MachineID == own.MachineID || id.HostKey == own.HostKey || id.HostID == own.HostID {
-		t.Fatalf("the fork of the held copy kept part of its source's identity: %+v, source %+v", id, own)
-	}
+	forkDone(t, env, box.Name, sn.ID, "held-owl-fork")
+	forkHolds(t, env, b, "held-owl-fork", "the fork of the remade copy", &own)
 }

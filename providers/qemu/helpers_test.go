@@ -8,7 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/dbtest"
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/providertest"
 	"github.com/boxsnap/boxsnap/providers/qemu"
@@ -166,4 +171,125 @@ func harness() providertest.Harness {
 			return b
 		},
 	}
+}
+
+// workerCore starts a core on a fresh database with b as its backend and
+// no workers of its own: the test runs each operation in worker processes
+// it starts (startWorker) on the database at dsn, with the core's local
+// root, and kills.
+func workerCore(t *testing.T, b *qemu.Backend) (env *coretest.Env, dsn, root string) {
+	t.Helper()
+	ctx := context.Background()
+	dsn = dbtest.NewDSN(t)
+	pool, err := pgxpool.New(ctx, dsn+" pool_max_conns=12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	root = t.TempDir()
+	env, err = coretest.Build(ctx, pool, coretest.Options{Install: "intest", LocalRoot: root, NoWorkers: true, NoTrash: true,
+		Extra: []snapshots.Backend{{ID: b.ID(), Kind: "qemu", Label: b.ID(), Snap: b, Boxes: b}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(env.Stop)
+	return env, dsn, root
+}
+
+// bootedBox acquires a box named name from the test template on b through
+// env's core and boots its guest up to its ready line.
+func bootedBox(t *testing.T, env *coretest.Env, b *qemu.Backend, name string) (*snapshots.Box, providers.Guest) {
+	t.Helper()
+	box, err := env.Boxes.AcquireBox(context.Background(), snapshots.Owner(), snapshots.BoxRequest{Name: name, Kind: qemu.KindLinux, Backend: b.ID(), Template: template})
+	if err != nil {
+		t.Fatalf("AcquireBox: %v", err)
+	}
+	g := providers.Guest{Backend: b.ID(), Kind: qemu.KindLinux, Ref: box.GuestRef, Generation: 1}
+	boot(t, b, g)
+	return box, g
+}
+
+// beforeTheTake is what markSource writes into a source guest's
+// /root/state, which a fork of its snapshot must hold.
+const beforeTheTake = "written before the take"
+
+// markSource writes beforeTheTake into the running guest's /root/state
+// and answers its identity, which a fork of it must not keep.
+func markSource(t *testing.T, b *qemu.Backend, g providers.Guest) identity {
+	t.Helper()
+	own := readIdentity(t, b, g)
+	sh(t, b, g, "printf '"+beforeTheTake+"' > /root/state && sync")
+	return own
+}
+
+// keep keeps the snapshot sn of box through env's core, with no end
+// date, and waits for the keep to end done.
+func keep(t *testing.T, env *coretest.Env, box, sn string) {
+	t.Helper()
+	op, err := env.Keeps.Keep(context.Background(), snapshots.Owner(), snapshots.KeepRequest{Box: box, Snapshot: sn})
+	if err != nil {
+		t.Fatalf("Keep: %v", err)
+	}
+	if got := waitOp(t, env, op.ID); got.State != snapshots.OpDone {
+		t.Fatalf("the keep ended %s: %s", got.State, coretest.Deref(got.Error))
+	}
+}
+
+// resumed waits for an operation a killed worker left to another: one
+// whose state is unknown once waited for is checked again, then waited
+// for again.
+func resumed(t *testing.T, env *coretest.Env, id string) *snapshots.Operation {
+	t.Helper()
+	done := waitOp(t, env, id)
+	if done.State == snapshots.OpUnknown {
+		if _, err := env.Core.CheckNow(context.Background(), snapshots.Owner(), id); err != nil {
+			t.Fatal(err)
+		}
+		done = waitOp(t, env, id)
+	}
+	return done
+}
+
+// forkDone forks the snapshot sn of box into a new box named name through
+// env's core and waits for the fork to end done.
+func forkDone(t *testing.T, env *coretest.Env, box, sn, name string) {
+	t.Helper()
+	op, err := env.Forks.Fork(context.Background(), snapshots.Owner(), fork.ForkRequest{Box: box, Snapshot: sn, Name: name})
+	if err != nil {
+		t.Fatalf("Fork: %v", err)
+	}
+	if got := waitOp(t, env, op.ID); got.State != snapshots.OpDone {
+		t.Fatalf("the fork ended %s: %s", got.State, coretest.Deref(got.Error))
+	}
+}
+
+// forkHolds starts the fork named name, up to its first ready line, and
+// checks it holds the file its source wrote before the take (markSource);
+// with own set, that its identity reset gave it a machine ID, an SSH host
+// key and a host ID of its own. what names the fork in a failure. It
+// answers the fork's guest.
+func forkHolds(t *testing.T, env *coretest.Env, b *qemu.Backend, name, what string, own *identity) providers.Guest {
+	t.Helper()
+	ctx := context.Background()
+	forked, err := env.Core.Box(ctx, snapshots.Owner(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fg := providers.Guest{Backend: b.ID(), Kind: qemu.KindLinux, Ref: forked.GuestRef, Generation: forked.Generation}
+	running(t, b, fg)
+	wctx, cancel := context.WithTimeout(ctx, bootWait)
+	defer cancel()
+	if _, err := qemutest.WaitBoot(wctx, b.ConsoleLog(fg), 0); err != nil {
+		t.Fatalf("%s: its boot: %v", what, err)
+	}
+	if got := strings.TrimSpace(sh(t, b, fg, "cat /root/state")); got != beforeTheTake {
+		t.Fatalf("%s holds %q, want the file written before the take", what, got)
+	}
+	if own == nil {
+		return fg
+	}
+	if id := readIdentity(t, b, fg); id.MachineID == own.MachineID || id.HostKey == own.HostKey || id.HostID == own.HostID {
+		t.Fatalf("%s kept part of its source's identity: %+v, source %+v", what, id, *own)
+	}
+	return fg
 }

@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -45,6 +46,9 @@ type importedMeta struct {
 	archiveInfo
 	// Group is the box it was imported into.
 	Group string `json:"group"`
+	// KeptUntil is its keep date, nil when it is not kept: written by
+	// SetKeptUntil, read back by the reconcile (heldImported).
+	KeptUntil *time.Time `json:"keptUntil,omitempty"`
 }
 
 func importedID(ref string) (string, bool) {
@@ -333,20 +337,25 @@ func (b *archives) publish(ctx context.Context, group string, ids []string, batc
 		}
 		m := importedMeta{archiveInfo: batch[id].info, Group: group}
 		m.Base = "" // made whole here
-		raw, err := json.Marshal(m)
-		if err != nil {
-			return err
-		}
-		part := b.importedMetaPath(id) + ".part"
-		if err := os.WriteFile(part, raw, 0o600); err != nil {
-			return fmt.Errorf("publish %s: %w", id, err)
-		}
-		if err := os.Rename(part, b.importedMetaPath(id)); err != nil {
+		if err := b.writeImported(m); err != nil {
 			return fmt.Errorf("publish %s: %w", id, err)
 		}
 		b.log.InfoContext(ctx, "snapshot imported", "snapshot", id, "box", group)
 	}
 	return nil
+}
+
+// writeImported writes an imported snapshot's record whole or not at all.
+func (b *archives) writeImported(m importedMeta) error {
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	part := b.importedMetaPath(m.ID) + ".part"
+	if err := os.WriteFile(part, raw, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(part, b.importedMetaPath(m.ID))
 }
 
 // roomFor refuses a batch whose disks do not fit in the backend's folder,

@@ -5,15 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/digitalocean/go-libvirt"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/boxsnap/boxsnap/app/coretest"
-	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/providers"
@@ -38,27 +35,9 @@ func TestForkCutShortInertOnQEMU(t *testing.T) {
 	ctx := context.Background()
 	d := qemutest.OwnLibvirtd(t)
 	b, cfg := newBackendConfig(t, func(c *qemu.Config) { c.Socket = d.Socket })
-	dsn := dbtest.NewDSN(t)
-	pool, err := pgxpool.New(ctx, dsn+" pool_max_conns=12")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	root := t.TempDir()
-	env, err := coretest.Build(ctx, pool, coretest.Options{Install: "intest", LocalRoot: root, NoWorkers: true, NoTrash: true,
-		Extra: []snapshots.Backend{{ID: b.ID(), Kind: "qemu", Label: b.ID(), Snap: b, Boxes: b}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(env.Stop)
-	box, err := env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "inert-owl", Kind: qemu.KindLinux, Backend: b.ID(), Template: template})
-	if err != nil {
-		t.Fatalf("AcquireBox: %v", err)
-	}
-	g := providers.Guest{Backend: b.ID(), Kind: qemu.KindLinux, Ref: box.GuestRef, Generation: 1}
-	boot(t, b, g)
-	own := readIdentity(t, b, g)
-	sh(t, b, g, "printf 'written before the take' > /root/state && sync")
+	env, dsn, root := workerCore(t, b)
+	box, g := bootedBox(t, env, b, "inert-owl")
+	own := markSource(t, b, g)
 	first := startWorker(t, dsn, root, cfg, "")
 	sn := takeOnQEMU(t, env, box.Name, "source", false)
 	first.kill()
@@ -89,35 +68,11 @@ func TestForkCutShortInertOnQEMU(t *testing.T) {
 	rebootStartsNothing(t, d, g.Ref)
 
 	next := startWorker(t, dsn, root, cfg, "")
-	done := waitOp(t, env, op.ID)
-	if done.State == snapshots.OpUnknown {
-		if _, err := env.Core.CheckNow(ctx, snapshots.Owner(), op.ID); err != nil {
-			t.Fatal(err)
-		}
-		done = waitOp(t, env, op.ID)
-	}
-	if done.State != snapshots.OpDone {
+	if done := resumed(t, env, op.ID); done.State != snapshots.OpDone {
 		log, _ := os.ReadFile(next.log)
 		t.Fatalf("the fork resumed ended %s at %s: %s\n%s", done.State, done.Step, coretest.Deref(done.Error), log)
 	}
-	forked, err := env.Core.Box(ctx, snapshots.Owner(), "inert-owl-fork")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fg := providers.Guest{Backend: b.ID(), Kind: qemu.KindLinux, Ref: forked.GuestRef, Generation: forked.Generation}
-	running(t, b, fg)
-	wctx, cancel := context.WithTimeout(ctx, bootWait)
-	defer cancel()
-	if _, err := qemutest.WaitBoot(wctx, b.ConsoleLog(fg), 0); err != nil {
-		t.Fatalf("the remade fork's boot: %v", err)
-	}
-	if got := strings.TrimSpace(sh(t, b, fg, "cat /root/state")); got != "written before the take" {
-		t.Fatalf("the remade fork holds %q, want the snapshot's file", got)
-	}
-	id := readIdentity(t, b, fg)
-	if id.MachineID == own.MachineID || id.HostKey == own.HostKey || id.HostID == own.HostID {
-		t.Fatalf("the remade fork kept part of its source's identity: %+v, source %+v", id, own)
-	}
+	fg := forkHolds(t, env, b, "inert-owl-fork", "the remade fork", &own)
 
 	l := virshAt(t, d.Socket)
 	for _, ref := range []string{g.Ref, fg.Ref} {

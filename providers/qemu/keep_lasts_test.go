@@ -10,10 +10,8 @@ import (
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
-	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/qemu"
-	"github.com/boxsnap/boxsnap/providers/qemu/qemutest"
 )
 
 // coreOn starts a core on the database at dsn with b as its backend; a
@@ -53,13 +51,8 @@ func TestKeepLastsOnQEMU(t *testing.T) {
 	})
 	dsn := dbtest.NewDSN(t)
 	env := coreOn(t, b, dsn)
-	box, err := env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "kept-owl", Kind: qemu.KindLinux, Backend: b.ID(), Template: template})
-	if err != nil {
-		t.Fatalf("AcquireBox: %v", err)
-	}
-	g := providers.Guest{Backend: b.ID(), Kind: qemu.KindLinux, Ref: box.GuestRef, Generation: 1}
-	boot(t, b, g)
-	sh(t, b, g, "printf 'written before the take' > /root/state && sync")
+	box, g := bootedBox(t, env, b, "kept-owl")
+	markSource(t, b, g)
 	sn := takeOnQEMU(t, env, box.Name, "before the release", true)
 	if sn.ForkSafe == nil || *sn.ForkSafe == 0 {
 		t.Fatalf("a snapshot of a guest with the identity reset is not fork-safe: %+v", sn)
@@ -71,13 +64,7 @@ func TestKeepLastsOnQEMU(t *testing.T) {
 	if plan.Keep.Way != providers.KeepsHeldCopy || plan.Keep.About == nil || plan.Keep.Bytes == nil || !strings.Contains(plan.Keep.Why, "not its memory") {
 		t.Fatalf("the plan offers Keep as %+v; want a held copy, its cost, and that memory is not kept", plan.Keep)
 	}
-	keepOp, err := env.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: box.Name, Snapshot: sn.ID})
-	if err != nil {
-		t.Fatalf("Keep: %v", err)
-	}
-	if got := waitOp(t, env, keepOp.ID); got.State != snapshots.OpDone {
-		t.Fatalf("the keep ended %s: %s", got.State, coretest.Deref(got.Error))
-	}
+	keep(t, env, box.Name, sn.ID)
 
 	// A snapshot taken before the identity reset: refused, with why.
 	old, err := env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "old-owl", Kind: qemu.KindLinux, Backend: b.ID(), Template: "no-reset"})
@@ -114,27 +101,8 @@ func TestKeepLastsOnQEMU(t *testing.T) {
 	if err != nil || kept.KeptUntil == nil || kept.Guest != "held-copy" || kept.State != snapshots.StateReady {
 		t.Fatalf("the kept snapshot after the release: %+v %v; want kept, ready, on its held copy", kept, err)
 	}
-	op, err := env.Forks.Fork(ctx, snapshots.Owner(), fork.ForkRequest{Box: box.Name, Snapshot: sn.ID, Name: "kept-owl-fork"})
-	if err != nil {
-		t.Fatalf("Fork: %v", err)
-	}
-	if got := waitOp(t, env, op.ID); got.State != snapshots.OpDone {
-		t.Fatalf("the fork ended %s: %s", got.State, coretest.Deref(got.Error))
-	}
-	forked, err := env.Core.Box(ctx, snapshots.Owner(), "kept-owl-fork")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fg := providers.Guest{Backend: b.ID(), Kind: qemu.KindLinux, Ref: forked.GuestRef, Generation: forked.Generation}
-	running(t, b, fg)
-	wctx, cancel := context.WithTimeout(ctx, bootWait)
-	defer cancel()
-	if _, err := qemutest.WaitBoot(wctx, b.ConsoleLog(fg), 0); err != nil {
-		t.Fatalf("the fork's boot: %v", err)
-	}
-	if got := strings.TrimSpace(sh(t, b, fg, "cat /root/state")); got != "written before the take" {
-		t.Fatalf("the fork of the kept snapshot, its box released, holds %q, want the file written before the take", got)
-	}
+	forkDone(t, env, box.Name, sn.ID, "kept-owl-fork")
+	forkHolds(t, env, b, "kept-owl-fork", "the fork of the kept snapshot (its box released)", nil)
 	if again := heldCopyOf(t, b, sn.ID); again.Ref != copyOf.Ref {
 		t.Fatalf("the held copy after the fork is %+v, want %+v still", again, copyOf)
 	}

@@ -14,17 +14,16 @@ import (
 
 // A snapshot's keep date is written where the reconcile reads its label
 // back from: an internal snapshot's description in libvirt's record of it,
-// a held copy's record beside its disk. So a keep set, renewed or ended,
-// before its box's release or after, is found again as it was when
-// boxsnap's records are lost.
+// a held copy's or an imported snapshot's record beside its disk. So a
+// keep set, renewed or ended, before its box's release or after, is found
+// again as it was when boxsnap's records are lost.
 
 var _ providers.Labeler = (*Backend)(nil)
 
 // SetKeptUntil writes the keep date (nil: not kept) on the snapshot's
-// label: a held copy's record, or an internal snapshot's description,
-// redefined in libvirt with the rest of its XML as it was. An imported
-// snapshot's record carries no label, so its keep date lives in boxsnap's
-// records alone.
+// label: a held copy's record, an imported snapshot's record, or an
+// internal snapshot's description, redefined in libvirt with the rest of
+// its XML as it was.
 func (b heldCopies) SetKeptUntil(ctx context.Context, ref providers.SnapshotRef, keptUntil *time.Time) error {
 	var until *time.Time
 	if keptUntil != nil {
@@ -34,8 +33,8 @@ func (b heldCopies) SetKeptUntil(ctx context.Context, ref providers.SnapshotRef,
 	if ref.Where == heldWhere {
 		return b.setHeldKeptUntil(ref.ID, until)
 	}
-	if _, ok := importedID(ref.Ref); ok {
-		return nil
+	if id, ok := importedID(ref.Ref); ok {
+		return b.setImportedKeptUntil(id, until)
 	}
 	l, d, s, err := b.snapshot(ctx, ref.Guest, ref.Ref)
 	if err != nil {
@@ -108,4 +107,20 @@ func (b heldCopies) setHeldKeptUntil(id string, until *time.Time) error {
 	}
 	m.Label.KeptUntil = until
 	return b.writeHeld(id, m)
+}
+
+// setImportedKeptUntil rewrites the keep date on the imported snapshot's
+// record; one no longer here wraps ErrNotFound.
+func (b heldCopies) setImportedKeptUntil(id string, until *time.Time) error {
+	b.importMu.Lock()
+	defer b.importMu.Unlock()
+	m, err := b.importedMeta(id)
+	if err != nil {
+		return err
+	}
+	m.KeptUntil = until
+	if err := b.writeImported(m); err != nil {
+		return fmt.Errorf("keep the imported snapshot %s: %w", id, err)
+	}
+	return nil
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/boxsnap/boxsnap/app/coretest"
-	"github.com/boxsnap/boxsnap/app/dbtest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
@@ -148,25 +147,8 @@ func TestRestoreKilledWorkerOnQEMU(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b, cfg := newBackendConfig(t)
-	dsn := dbtest.NewDSN(t)
-	pool, err := pgxpool.New(ctx, dsn+" pool_max_conns=12")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	root := t.TempDir()
-	env, err := coretest.Build(ctx, pool, coretest.Options{Install: "intest", LocalRoot: root, NoWorkers: true, NoTrash: true,
-		Extra: []snapshots.Backend{{ID: b.ID(), Kind: "qemu", Label: b.ID(), Snap: b, Boxes: b}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(env.Stop)
-	box, err := env.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "killed-owl", Kind: qemu.KindLinux, Backend: b.ID(), Template: template})
-	if err != nil {
-		t.Fatalf("AcquireBox: %v", err)
-	}
-	g := providers.Guest{Backend: b.ID(), Kind: qemu.KindLinux, Ref: box.GuestRef, Generation: 1}
-	boot(t, b, g)
+	env, dsn, root := workerCore(t, b)
+	box, g := bootedBox(t, env, b, "killed-owl")
 
 	first := startWorker(t, dsn, root, cfg, "")
 	targets := map[bool]string{}
@@ -204,13 +186,7 @@ func TestRestoreKilledWorkerOnQEMU(t *testing.T) {
 		w.waitStalled(t)
 		w.kill()
 		next := startWorker(t, dsn, root, cfg, "")
-		done := waitOp(t, env, op.ID)
-		if done.State == snapshots.OpUnknown {
-			if _, err := env.Core.CheckNow(ctx, snapshots.Owner(), op.ID); err != nil {
-				t.Fatal(err)
-			}
-			done = waitOp(t, env, op.ID)
-		}
+		done := resumed(t, env, op.ID)
 		if done.State != snapshots.OpDone {
 			log, _ := os.ReadFile(next.log)
 			t.Fatalf("a restore (memory %v) killed at %s ended %s at %s: %s (%s)\n%s", c.memory, c.stall, done.State, done.Step,

@@ -152,13 +152,7 @@ func keptAndReleased(t *testing.T, env *coretest.Env, b *qemu.Backend, name stri
 		t.Fatalf("AcquireBox: %v", err)
 	}
 	sn := takeOnQEMU(t, env, box.Name, "kept", false)
-	op, err := env.Keeps.Keep(ctx, snapshots.Owner(), snapshots.KeepRequest{Box: box.Name, Snapshot: sn.ID})
-	if err != nil {
-		t.Fatalf("Keep: %v", err)
-	}
-	if got := waitOp(t, env, op.ID); got.State != snapshots.OpDone {
-		t.Fatalf("the keep ended %s: %s", got.State, coretest.Deref(got.Error))
-	}
+	keep(t, env, box.Name, sn.ID)
 	rop, err := env.Boxes.ReleaseBox(ctx, snapshots.Owner(), box.Name, "")
 	if err != nil {
 		t.Fatalf("ReleaseBox: %v", err)

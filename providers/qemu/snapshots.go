@@ -232,7 +232,7 @@ func (b *Backend) Changes(ctx context.Context, g providers.Guest) (providers.Cha
 }
 
 // heldImported lists the imported snapshots as held, each labelled with
-// the box it was imported into.
+// the box it was imported into and its keep date.
 func (b *archives) heldImported() ([]providers.HeldSnapshot, error) {
 	list, err := b.importedSnapshots()
 	if err != nil {
@@ -242,7 +242,7 @@ func (b *archives) heldImported() ([]providers.HeldSnapshot, error) {
 	for _, m := range list {
 		ref := b.importedRef(m.Group, m.ID)
 		out = append(out, providers.HeldSnapshot{Ref: ref, Storage: storageImported, TakenAt: m.TakenAt, Holds: providers.HoldsDisk, Parent: m.Parent,
-			Label: providers.Label{Install: b.cfg.Install, Box: m.Group, Snapshot: m.ID, ResetVersion: m.Reset}})
+			Label: providers.Label{Install: b.cfg.Install, Box: m.Group, Snapshot: m.ID, ResetVersion: m.Reset, KeptUntil: m.KeptUntil}})
 	}
 	return out, nil
 }
