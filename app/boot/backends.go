@@ -39,7 +39,7 @@ const demoTaskDuration = 400 * time.Millisecond
 // what it asks before it fetches a snapshot this host does not hold.
 func backends(cfg config.Config, install string, logger *slog.Logger, remote *ship.Remote, mayFetch func(context.Context, string) error) ([]snapshots.Backend, error) {
 	lb, err := local.New(local.Config{ID: LocalBackendID, Root: cfg.LocalRoot, Host: cfg.Host, Install: install, Templates: filepath.Join(cfg.DataDir, "templates"), DiskImages: cfg.LocalDiskImages, Logger: logger.With("backend", LocalBackendID),
-		ContentStore: remote, ContentCacheBytes: cfg.ContentCacheBytes, MayFetch: mayFetch})
+		ContentStore: remote, ContentCacheBytes: cfg.ContentCacheBytes, ContentCachePercent: cfg.ContentCachePercent, MayFetch: mayFetch})
 	if err != nil {
 		return nil, fmt.Errorf("local backend: %w", err)
 	}

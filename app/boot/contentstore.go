@@ -68,7 +68,7 @@ func contentStoreCheck(cfg config.Config) doctor.Check {
 		if err != nil {
 			return []doctor.Result{{Name: name, Detail: err.Error(), Fix: fix}}
 		}
-		return []doctor.Result{{Name: name, OK: true, Detail: fmt.Sprintf("%s: an object was written, read back whole and deleted", sc)}, backlogResult(ctx, cfg)}
+		return []doctor.Result{{Name: name, OK: true, Detail: fmt.Sprintf("%s: an object was written, read back whole and deleted", sc)}, backlogResult(ctx, cfg), cacheResult(cfg)}
 	}
 }
 
@@ -82,4 +82,16 @@ func backlogResult(ctx context.Context, cfg config.Config) doctor.Result {
 			Fix: "check that boxsnap can read " + cfg.LocalRoot}
 	}
 	return doctor.Result{Name: name, OK: true, Detail: hosts.UnshippedWords(n, cfg.Intervals.Hosts)}
+}
+
+// cacheResult is the doctor's word on this host's content cache: its
+// bound and how full it is (hosts.CacheWords).
+func cacheResult(cfg config.Config) doctor.Result {
+	const name = "content cache"
+	u, err := local.CacheUse(cfg.LocalRoot, cfg.ContentCacheBytes, cfg.ContentCachePercent)
+	if err != nil {
+		return doctor.Result{Name: name, Detail: "the content cache in " + cfg.LocalRoot + " could not be measured: " + err.Error(),
+			Fix: "check that boxsnap can read " + cfg.LocalRoot}
+	}
+	return doctor.Result{Name: name, OK: true, Detail: hosts.CacheWords(u)}
 }

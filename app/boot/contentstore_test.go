@@ -21,11 +21,18 @@ func TestDoctorChecksTheContentStore(t *testing.T) {
 	cfg := config.Config{ContentStore: "s3://" + sc.Bucket + "/boxsnap", ContentStoreEndpoint: srv.Endpoint, ContentStoreRegion: "us-east-1",
 		ContentStoreAccessKey: srv.AccessKey, ContentStoreSecretKey: srv.SecretKey, LocalRoot: rootWithASnapshot(t)}
 	got := contentStoreCheck(cfg)(t.Context())
-	if len(got) != 2 || !got[0].OK || !strings.Contains(got[0].Detail, "an object was written, read back whole and deleted") {
+	if len(got) != 3 || !got[0].OK || !strings.Contains(got[0].Detail, "an object was written, read back whole and deleted") {
 		t.Fatalf("the doctor on a good bucket: %+v", got)
 	}
 	if want := hosts.UnshippedWords(1, 0); got[1].Detail != want || !strings.HasPrefix(want, "1 snapshot on this host is not in the content store yet") {
 		t.Fatalf("the doctor on a host with a snapshot taken before the content store: %+v, want %q", got[1], want)
+	}
+	use, err := local.CacheUse(cfg.LocalRoot, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := hosts.CacheWords(use); !got[2].OK || got[2].Detail != want || !strings.Contains(want, "(25% of the ") {
+		t.Fatalf("the doctor's word on the content cache: %+v, want %q", got[2], want)
 	}
 	for _, bad := range []struct {
 		name string

@@ -112,9 +112,14 @@ type Config struct {
 	ContentStoreSecretKey string `secret:"true"`
 	ContentStoreCAFile    string
 	// ContentCacheBytes bounds the local backend's content on this host
-	// with a content store (the rest is fetched back when read); 0 keeps
-	// it all.
+	// with a content store (the rest is fetched back when read): a size
+	// when over 0; -1 keeps it all (the setting 0); 0 bounds it by
+	// ContentCachePercent.
 	ContentCacheBytes int64
+	// ContentCachePercent, with ContentCacheBytes 0, is the bound as a
+	// share of the file system holding the local backend's content, 1 to
+	// MaxContentCachePercent (DefaultContentCacheSize, 25%, by default).
+	ContentCachePercent int
 
 	// ForkMaxCount is the most boxes one fork call makes (1 to
 	// MaxForkMaxCount).
@@ -218,7 +223,7 @@ func Settings() []Setting {
 		{"BOXSNAP_CONTENT_STORE_ACCESS_KEY", "", "", "the S3 access key (or BOXSNAP_CONTENT_STORE_ACCESS_KEY_FILE)"},
 		{"BOXSNAP_CONTENT_STORE_SECRET_KEY", "", "", "the S3 secret key (or BOXSNAP_CONTENT_STORE_SECRET_KEY_FILE); never printed"},
 		{"BOXSNAP_CONTENT_STORE_CA_FILE", "content-store-ca-file", "", "PEM certificate(s) to trust for the S3 server; empty: the system's"},
-		{"BOXSNAP_CONTENT_CACHE_SIZE", "content-cache-size", "0", "with a content store, the most content kept on this host, such as 50GiB (the rest is fetched back when read); 0: all of it"},
+		{"BOXSNAP_CONTENT_CACHE_SIZE", "content-cache-size", DefaultContentCacheSize, "with a content store, the most content kept on this host: a share of the file system holding it, such as 25%, or a size, such as 50GiB (the rest is fetched back when read); 0: all of it"},
 		{"BOXSNAP_FORK_MAX_COUNT", "fork-max-count", "10", "the most boxes one fork call makes (1 to 100)"},
 		{"BOXSNAP_RETRY_KEYS_KEPT_FOR", "retry-keys-kept-for", "168h", "how long an agent's request ID answers its first call (at least 1h)"},
 	}
@@ -279,7 +284,7 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	fs.StringVar(&c.ContentStoreEndpoint, "content-store-endpoint", env("BOXSNAP_CONTENT_STORE_ENDPOINT", ""), "the S3 server: host:port, https://host:port or http://host:port")
 	fs.StringVar(&c.ContentStoreRegion, "content-store-region", env("BOXSNAP_CONTENT_STORE_REGION", "us-east-1"), "the bucket's region")
 	fs.StringVar(&c.ContentStoreCAFile, "content-store-ca-file", env("BOXSNAP_CONTENT_STORE_CA_FILE", ""), "PEM certificate(s) to trust for the S3 server")
-	r.cacheSize = fs.String("content-cache-size", env("BOXSNAP_CONTENT_CACHE_SIZE", "0"), "with a content store, the most content kept on this host, such as 50GiB; 0: all of it")
+	r.cacheSize = fs.String("content-cache-size", env("BOXSNAP_CONTENT_CACHE_SIZE", DefaultContentCacheSize), "with a content store, the most content kept on this host: a share of its file system, such as 25%, or a size, such as 50GiB; 0: all of it")
 	r.forkMax = fs.String("fork-max-count", env("BOXSNAP_FORK_MAX_COUNT", "10"), "the most boxes one fork call makes (1 to 100)")
 	r.retryKept = fs.String("retry-keys-kept-for", env("BOXSNAP_RETRY_KEYS_KEPT_FOR", "168h"), "how long an agent's request ID answers its first call (at least 1h)")
 	r.intervals = make([]*string, len(intervalSettings))
@@ -362,8 +367,8 @@ func (c *Config) read(r rawSettings, getenv func(string) string) []error {
 		errs = append(errs, err)
 	}
 	errs = append(errs, c.loadContentStore(getenv)...)
-	if c.ContentCacheBytes, err = parseBytes(*r.cacheSize); err != nil {
-		errs = append(errs, fmt.Errorf("--content-cache-size (BOXSNAP_CONTENT_CACHE_SIZE) must be a size such as 50GiB, 500MiB or 0, not %q", *r.cacheSize))
+	if c.ContentCacheBytes, c.ContentCachePercent, err = parseCacheSize(*r.cacheSize); err != nil {
+		errs = append(errs, fmt.Errorf("--content-cache-size (BOXSNAP_CONTENT_CACHE_SIZE) must be a share of the file system from 1%% to %d%% such as 25%%, a size such as 50GiB or 500MiB, or 0, not %q", MaxContentCachePercent, *r.cacheSize))
 	}
 	return errs
 }
@@ -394,6 +399,39 @@ func (c *Config) checkBackends() []error {
 		}
 	}
 	return errs
+}
+
+// DefaultContentCacheSize is BOXSNAP_CONTENT_CACHE_SIZE's default: a
+// quarter of the file system holding the local backend's content. The
+// room rule refuses new snapshots once a host's disk is past its room
+// setting (50 to 90% full, 85% by default), so a cache of a quarter never
+// by itself brings a host to even the strictest one, and leaves the rest
+// to the boxes, the snapshots not shipped yet and the database.
+const DefaultContentCacheSize = "25%"
+
+// MaxContentCachePercent is the largest share of its file system the
+// content cache may be set to: past it the room rule would refuse takes
+// because of what the cache, which could be fetched back, holds.
+const MaxContentCachePercent = 90
+
+// parseCacheSize reads BOXSNAP_CONTENT_CACHE_SIZE: a share ("25%") as
+// percent, a size ("50GiB") as bytes, or "0" as bytes -1 (no bound).
+func parseCacheSize(s string) (bytes int64, percent int, err error) {
+	if p, ok := strings.CutSuffix(strings.TrimSpace(s), "%"); ok {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 1 || n > MaxContentCachePercent {
+			return 0, 0, errors.New("not a share")
+		}
+		return 0, n, nil
+	}
+	n, err := parseBytes(s)
+	if err != nil {
+		return 0, 0, err
+	}
+	if n == 0 {
+		return -1, 0, nil
+	}
+	return n, 0, nil
 }
 
 // parseBytes reads a size: a whole number of bytes, or one with KiB, MiB,

@@ -23,6 +23,9 @@ type hostsPage struct {
 	// Backlog says how many of this host's snapshots are not in the
 	// content store yet; empty with no content store.
 	Backlog string
+	// Cache says this host's content cache's bound and how full it is;
+	// empty with no content store.
+	Cache string
 }
 
 // hostRow is a host with its last sighting in words.
@@ -40,6 +43,10 @@ func showHosts(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	p := hostsPage{Page: views.Page{Title: "Hosts", SignedIn: true, Nav: "hosts", Flash: s.flash(w, r)}, This: s.opts.Hosts.This()}
 	if p.Backlog, err = s.opts.Hosts.Backlog(r.Context()); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if p.Cache, err = s.opts.Hosts.Cache(r.Context()); err != nil {
 		s.fail(w, r, err)
 		return
 	}

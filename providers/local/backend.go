@@ -109,9 +109,15 @@ type Config struct {
 	// lacks. Nil keeps snapshots on this host alone.
 	ContentStore *ship.Remote
 	// ContentCacheBytes bounds the content this host keeps with a content
-	// store: past it, a take ends by removing the content least recently
-	// read that the bucket holds (reads fetch it back). 0 keeps it all.
+	// store: past it, a take, a restore and a fork end by removing the
+	// content least recently read that the bucket holds (reads fetch it
+	// back). 0 bounds it by ContentCachePercent; NoCacheBound keeps it
+	// all.
 	ContentCacheBytes int64
+	// ContentCachePercent is the bound, when ContentCacheBytes is 0, as a
+	// share of the file system holding the content, 1 to 100;
+	// DefaultCachePercent when 0.
+	ContentCachePercent int
 	// MayFetch answers, before a snapshot this host does not hold is
 	// fetched from the content store, whether its record still stands: an
 	// error wrapping providers.ErrNotFound (deleted, or being deleted) makes

@@ -23,6 +23,7 @@ type Shipping struct {
 	st      *store.Store
 	shipper *ship.Shipper
 	log     *slog.Logger
+	cache   providers.CacheUse // the content cache's bound, Held left 0
 }
 
 // unshipped lists the snapshots this host holds whole (not damaged, not

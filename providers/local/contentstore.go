@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local/ship"
@@ -12,13 +13,20 @@ import (
 // (Config.ContentStore), hands the parts that read content its fetch: a
 // restore's or fork's writes, a browse's reads, the held list (a shipped
 // snapshot's content may have left this host), and deletes its unnaming.
-func useContentStore(b *Backend, cfg Config) {
-	b.shipper = &ship.Shipper{Store: b.Store, Remote: cfg.ContentStore, Log: b.log, Workers: b.workers, CacheBytes: cfg.ContentCacheBytes,
+// The cache's bound is set here, once: Config's, or by default a share of
+// the file system holding the content (DefaultCachePercent).
+func useContentStore(b *Backend, cfg Config) error {
+	b.shipper = &ship.Shipper{Store: b.Store, Remote: cfg.ContentStore, Log: b.log, Workers: b.workers,
 		NoteChecked: b.Copier.NoteChecked}
 	b.Shipping = &Shipping{st: b.Store, shipper: b.shipper, log: b.log}
 	if cfg.ContentStore == nil {
-		return
+		return nil
 	}
+	u, err := cacheBound(b.Path(store.DirContent), cfg.ContentCacheBytes, cfg.ContentCachePercent)
+	if err != nil {
+		return fmt.Errorf("local backend: the content cache's bound: %w", err)
+	}
+	b.shipper.CacheBytes, b.Shipping.cache = u.Bound, u
 	b.Sharing.Bucket = true
 	b.Store.Fetch = b.shipper.Fetch
 	b.Store.FetchSnapshot = gatedFetch(cfg.MayFetch, b.shipper.FetchSnapshot)
@@ -26,6 +34,7 @@ func useContentStore(b *Backend, cfg Config) {
 	b.Held.Shipped = b.shipper.Shipped
 	b.Capturer.Unshipped = true
 	b.Deletes.Unname = b.shipper.Unname
+	return nil
 }
 
 // gatedFetch is fetch asked first of may (Config.MayFetch), when set.

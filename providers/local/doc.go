@@ -158,8 +158,10 @@
 //     and manifest shipped to the bucket before the take answers, large
 //     files in content-defined chunks, the content a restore, fork,
 //     browse or export lacks fetched back, checked by its hash, and the
-//     host's content kept under Config.ContentCacheBytes (Shipper, a
-//     field, not embedded).
+//     host's content kept under its bound (Shipper, a field, not
+//     embedded): Config.ContentCacheBytes, or by default
+//     DefaultCachePercent of the file system holding it (cachebound.go,
+//     which answers providers.ContentCache).
 //
 // This package keeps the Backend, which answers providers.Backend and its
 // optional faces: the box folders, takes and restores as

@@ -53,6 +53,7 @@ var pathCallsAllowed = map[string]string{
 	"exports/scrub.go (*Exports).scanContent":      "the store's content",
 	"capture/rates.go (*Capturer).readRatesLocked": "the store's rates file",
 	"new.go New":                                      "makes the store's own folders",
+	"cachebound.go cacheBound":                        "the store's content folder, for its file system's size",
 	"confined/beneath.go (*Beneath).Chmod":            "a descriptor's /proc link, the file found beneath the box's folder",
 	"confined/beneath.go (*Beneath).Lutimes":          "a descriptor's /proc link, the box's folder itself",
 	"confined/beneath.go (*Beneath).RemoveAll":        "a descriptor's /proc link, the folder found beneath the box's",

@@ -118,6 +118,8 @@ func New(cfg Config) (*Backend, error) {
 	b.Files = &browse.Files{Store: b.Store, Scanner: b.Set.Scanner, Workers: b.workers,
 		LoadUsable: b.Store.LoadUsable, OwnerOf: b.Store.OwnerOf, MarkDamaged: b.Writer.MarkDamaged, GuestOf: b.guestOf,
 		ExistingBox: b.existingBox, KnownIndex: b.Reads.KnownIndex, HashBeneath: b.Writer.HashBeneath}
-	useContentStore(b, cfg)
+	if err := useContentStore(b, cfg); err != nil {
+		return nil, err
+	}
 	return b, nil
 }

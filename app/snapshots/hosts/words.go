@@ -3,6 +3,9 @@ package hosts
 import (
 	"fmt"
 	"time"
+
+	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/providers"
 )
 
 // The words the hosts alone say: the refusals of a move, a takeover and a
@@ -195,6 +198,22 @@ func UnshippedWords(n int, every time.Duration) string {
 	}
 	return fmt.Sprintf("%s not in the content store yet: taken before it was set, on this host alone. This host ships them, %d every %s, oldest first, while boxsnap serve or work runs here; until its newest is shipped, a box cannot move.",
 		what, BackfillPerRun, agoWords(orBackfillEvery(every)))
+}
+
+// CacheWords says how much this host's content cache (a backend's
+// content kept here as a cache of the bucket) holds against its bound and
+// where the bound comes from: boxsnap doctor and the Hosts page say it.
+func CacheWords(u providers.CacheUse) string {
+	held := snapshots.BinarySize(u.Held)
+	if u.Bound <= 0 {
+		return fmt.Sprintf("This host's content cache holds %s and has no bound (BOXSNAP_CONTENT_CACHE_SIZE is 0): it keeps all the content taken or fetched here.", held)
+	}
+	from := "BOXSNAP_CONTENT_CACHE_SIZE"
+	if u.Percent > 0 {
+		from = fmt.Sprintf("%d%% of the %s file system it is on, BOXSNAP_CONTENT_CACHE_SIZE", u.Percent, snapshots.BinarySize(u.FileSystem))
+	}
+	return fmt.Sprintf("This host's content cache holds %s of its bound of %s (%s), %d%% full; past the bound, a take, restore or fork ends by removing the content read longest ago that the bucket holds.",
+		held, snapshots.BinarySize(u.Bound), from, u.Held*100/u.Bound)
 }
 
 // noWorkerWords says that n jobs wait in host's queue and no worker of

@@ -20,12 +20,17 @@ import (
 // file is a link to is neither counted nor removed: removing its name
 // here would free none of its room, which the tree holds, and the next
 // read would fetch it again. It runs under the store lock held exclusive,
-// so no take reuses content it removes. It answers the bytes it removed.
+// so no take reuses content it removes; it takes no lock and counts
+// nothing when the whole file system holds less than the bound. It
+// answers the bytes it removed.
 func (s *Shipper) Evict(ctx context.Context) (int64, error) {
 	if s == nil || s.Remote == nil || s.CacheBytes <= 0 {
 		return 0, nil
 	}
 	limit := s.CacheBytes
+	if fsUsedUnder(s.Path(store.DirContent), limit) {
+		return 0, nil
+	}
 	lock, err := s.LockStore(ctx, true)
 	if err != nil {
 		return 0, err
@@ -35,28 +40,7 @@ func (s *Shipper) Evict(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	type cached struct {
-		path  string
-		size  int64
-		atime int64
-	}
-	var all []cached
-	var total int64
-	err = filepath.WalkDir(s.Path(store.DirContent), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return err
-		}
-		var st unix.Stat_t
-		if unix.Lstat(p, &st) != nil || st.Nlink > 1 {
-			return nil
-		}
-		total += st.Size
-		h := filepath.Base(filepath.Dir(p)) + d.Name()
-		if !keep[h] {
-			all = append(all, cached{path: p, size: st.Size, atime: st.Atim.Nano()})
-		}
-		return nil
-	})
+	all, total, err := cacheFiles(s.Store, keep)
 	if err != nil || total <= limit {
 		return 0, err
 	}
@@ -72,6 +56,57 @@ func (s *Shipper) Evict(ctx context.Context) (int64, error) {
 	}
 	s.Log.Debug("local backend: the content cache was brought under its bound", "bound", limit, "held", total-freed, "removed", freed)
 	return freed, nil
+}
+
+// fsUsedUnder reports whether everything the file system holding dir
+// holds is at most limit bytes, so the content in dir cannot be over it:
+// one statfs, where counting the content stats every file of it (about
+// 200 ms of CPU for 46,000 files). With the default bound, a quarter of
+// the file system, a host whose disk is less than a quarter full never
+// walks its content.
+func fsUsedUnder(dir string, limit int64) bool {
+	var sf unix.Statfs_t
+	if unix.Statfs(dir, &sf) != nil {
+		return false
+	}
+	return int64(sf.Blocks-sf.Bfree)*sf.Bsize <= limit
+}
+
+// cached is a content file the cache holds: its path, size and last read.
+type cached struct {
+	path  string
+	size  int64
+	atime int64
+}
+
+// cacheFiles walks st's content: total is what the cache holds against
+// its bound, and all the files of it whose hash keep does not name. A
+// file with more than one link (a shared tree's) is neither counted nor
+// listed.
+func cacheFiles(st *store.Store, keep map[string]bool) (all []cached, total int64, err error) {
+	err = filepath.WalkDir(st.Path(store.DirContent), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		var sb unix.Stat_t
+		if unix.Lstat(p, &sb) != nil || sb.Nlink > 1 {
+			return nil
+		}
+		total += sb.Size
+		h := filepath.Base(filepath.Dir(p)) + d.Name()
+		if keep != nil && !keep[h] {
+			all = append(all, cached{path: p, size: sb.Size, atime: sb.Atim.Nano()})
+		}
+		return nil
+	})
+	return all, total, err
+}
+
+// CacheHeld is the content st's cache holds against its bound, as Evict
+// counts it: every content file but a shared tree's.
+func CacheHeld(st *store.Store) (int64, error) {
+	_, total, err := cacheFiles(st, nil)
+	return total, err
 }
 
 // unshippedContent is the content named by the snapshots on this host

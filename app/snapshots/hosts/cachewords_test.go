@@ -1,0 +1,33 @@
+package hosts
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/boxsnap/boxsnap/internal/wordshape"
+	"github.com/boxsnap/boxsnap/providers"
+)
+
+// TestCacheWords: the content cache's words say what it holds, its bound
+// and where the bound comes from (a share of the file system by default,
+// a size, or none), as full sentences.
+func TestCacheWords(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		u    providers.CacheUse
+		want string
+	}{
+		{providers.CacheUse{Held: 3 << 30, Bound: 16 << 30, Percent: 25, FileSystem: 64 << 30},
+			"This host's content cache holds 3 GiB of its bound of 16 GiB (25% of the 64 GiB file system it is on, BOXSNAP_CONTENT_CACHE_SIZE), 18% full; past the bound, a take, restore or fork ends by removing the content read longest ago that the bucket holds."},
+		{providers.CacheUse{Held: 512 << 20, Bound: 1 << 30, FileSystem: 64 << 30},
+			"This host's content cache holds 512 MiB of its bound of 1 GiB (BOXSNAP_CONTENT_CACHE_SIZE), 50% full; past the bound, a take, restore or fork ends by removing the content read longest ago that the bucket holds."},
+		{providers.CacheUse{Held: 5 << 30, FileSystem: 64 << 30},
+			"This host's content cache holds 5 GiB and has no bound (BOXSNAP_CONTENT_CACHE_SIZE is 0): it keeps all the content taken or fetched here."},
+	} {
+		got := CacheWords(c.u)
+		wordshape.Check(t, got)
+		if got != c.want || !strings.HasSuffix(got, ".") {
+			t.Errorf("%+v:\n got %q\nwant %q", c.u, got, c.want)
+		}
+	}
+}
