@@ -72,7 +72,18 @@ func (b *Capturer) Capture(ctx context.Context, dir string, prev map[string]*sto
 	}
 
 	t1 := time.Now()
-	added, copied, err := b.copyNew(ctx, root, m, jobs)
+	// New content is made in a folder of this take's own, in the
+	// store's tmp folder, which SpreadFolders marked: its files lie
+	// where the file system placed that folder now, away from where
+	// files were just removed.
+	var tmpDir string
+	if len(jobs) > 0 {
+		if tmpDir, err = os.MkdirTemp(b.Path(store.DirTmp), "take-"); err != nil {
+			return nil, nil, stats, fmt.Errorf("a folder for the take's new content: %w", err)
+		}
+		defer os.RemoveAll(tmpDir)
+	}
+	added, copied, err := b.copyNew(ctx, root, m, jobs, tmpDir)
 	stats.Copied = copied
 	stats.CopyTime = time.Since(t1)
 	if err != nil {
@@ -200,10 +211,11 @@ func (b *Capturer) readEntries(ctx context.Context, root *confined.Beneath, dir 
 }
 
 // copyNew copies the jobs' files into the store with b.Workers at once,
-// filling in their entries' hashes and m's AddedBytes; the first failure
-// stops the rest. It gives the content it added, even on failure, so a
-// failed take can collect it, and the bytes it copied.
-func (b *Capturer) copyNew(ctx context.Context, root *confined.Beneath, m *store.Manifest, jobs []copyJob) (added []string, copied int64, err error) {
+// each made in tmpDir, filling in their entries' hashes and m's
+// AddedBytes; the first failure stops the rest. It gives the content it
+// added, even on failure, so a failed take can collect it, and the bytes
+// it copied.
+func (b *Capturer) copyNew(ctx context.Context, root *confined.Beneath, m *store.Manifest, jobs []copyJob, tmpDir string) (added []string, copied int64, err error) {
 	var (
 		mu      sync.Mutex
 		firstEr error
@@ -218,7 +230,7 @@ func (b *Capturer) copyNew(ctx context.Context, root *confined.Beneath, m *store
 			defer wg.Done()
 			for j := range ch {
 				e := &m.Entries[j.idx]
-				isNew, err := b.copyIn(cctx, root, e, j.id)
+				isNew, err := b.copyIn(cctx, root, e, j.id, tmpDir)
 				mu.Lock()
 				if isNew {
 					added = append(added, e.Hash)
@@ -286,12 +298,12 @@ var errRetyped = errors.New("no longer a file")
 // another file than the one the scan saw (want), is copied again, up to
 // maxCopyAttempts; one that vanished is dropped (e.Type = ""); one that is
 // no longer a file is taken as what it is now (a pipe, a folder), unread.
-func (b *Capturer) copyIn(ctx context.Context, root *confined.Beneath, e *store.Entry, want *confined.FileID) (isNew bool, err error) {
+func (b *Capturer) copyIn(ctx context.Context, root *confined.Beneath, e *store.Entry, want *confined.FileID, tmpDir string) (isNew bool, err error) {
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
-		hash, isNew, err := b.copyOnce(root, e, want)
+		hash, isNew, err := b.copyOnce(root, e, want, tmpDir)
 		if errors.Is(err, errVanished) {
 			e.Type = ""
 			return false, nil
@@ -324,7 +336,7 @@ var errChanged = errors.New("changed while copied")
 // descriptor (openRegular): a pipe renamed over the file never holds the
 // take, and is taken as the pipe it is now; another file renamed over it
 // since the scan (want) is read again, as that file.
-func (b *Capturer) copyOnce(root *confined.Beneath, e *store.Entry, want *confined.FileID) (string, bool, error) {
+func (b *Capturer) copyOnce(root *confined.Beneath, e *store.Entry, want *confined.FileID, tmpDir string) (string, bool, error) {
 	src, before, err := root.OpenRegular(e.Path, want)
 	if err != nil {
 		switch {
@@ -342,7 +354,7 @@ func (b *Capturer) copyOnce(root *confined.Beneath, e *store.Entry, want *confin
 		return "", false, err
 	}
 	defer src.Close()
-	tmp, tmpName, err := b.newContentFile()
+	tmp, tmpName, err := b.newContentFile(tmpDir)
 	if err != nil {
 		return "", false, err
 	}
@@ -426,11 +438,12 @@ func (b *Capturer) noteWritten(hash string, f *os.File) {
 	}
 }
 
-// newContentFile opens a file for new content: unnamed (O_TMPFILE) where the
-// file system allows it, else a named temporary file (its name answered).
-func (b *Capturer) newContentFile() (*os.File, string, error) {
+// newContentFile opens a file for new content in dir, a folder of the
+// store's tmp: unnamed (O_TMPFILE) where the file system allows it, else a
+// named temporary file (its name answered).
+func (b *Capturer) newContentFile(dir string) (*os.File, string, error) {
 	if !b.noTmpfile.Load() {
-		fd, err := unix.Open(b.Path(store.DirTmp), unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o444)
+		fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o444)
 		if err == nil {
 			return os.NewFile(uintptr(fd), "content"), "", nil
 		}
@@ -439,7 +452,7 @@ func (b *Capturer) newContentFile() (*os.File, string, error) {
 		}
 		b.noTmpfile.Store(true)
 	}
-	f, err := os.CreateTemp(b.Path(store.DirTmp), "c-")
+	f, err := os.CreateTemp(dir, "c-")
 	if err != nil {
 		return nil, "", err
 	}
