@@ -11,8 +11,13 @@
 # into the store. Page caches
 # cannot be dropped on this machine: every run reads a warm tree; what was
 # written before each timed part is synced first, and each part ends with
-# a sync of what it wrote.
+# a sync of what it wrote. BENCH_SETTLE=seconds waits that long after
+# each part's files are removed: on ext4 without a journal (this host's
+# /), a file made beside inodes freed in the last 305 s (5 s once their
+# inode table is written back) costs a scan of them, so a part run just
+# after the last one's clean-up pays for it; 310 spares it that.
 set -eu
+settle=${BENCH_SETTLE:-0}
 here=$(cd "$(dirname "$0")" && pwd)
 tree=${1:-/usr/share}
 n=${2:-10}
@@ -28,6 +33,7 @@ for i in $(seq "$runs"); do
 	for m in many single; do
 		sync
 		echo "$m $("$work/bench" -tree "$tree" -dir "$work/run" -mode "$m" -n "$n" $snap)"
+		sleep "$settle"
 	done
 	rm -rf "$work/cp"
 	mkdir "$work/cp"
@@ -38,6 +44,7 @@ for i in $(seq "$runs"); do
 	e=$(date +%s%N)
 	echo "cp cp_ms=$(( (e - s) / 1000000 ))"
 	rm -rf "$work/cp"
+	sleep "$settle"
 done | tee "$work/out"
 awk -v n="$n" '
 function med(a, k,   i, j, t) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t } return a[int((k + 1) / 2)] }
