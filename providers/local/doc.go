@@ -29,7 +29,10 @@
 //	state/<boxID>.cache            after a restore: the target's entries with the stat the
 //	                               restore left, so the next take reads only what changed
 //	content/ab/cdef…               each file's content once, named by its SHA-256, read-only,
-//	                               shared by every snapshot of every box
+//	                               shared by every snapshot of every box; where forks share
+//	                               trees (as root), one a tree may link is made with the mode
+//	                               and mtime of the file it was copied from, which a tree's
+//	                               link shows, else 0444
 //	snapshots/<snapshotID>/
 //	    manifest.json              every path: type, mode, uid/gid, times, size, content
 //	                               hash, link target, and the stat cache (inode, ctime)

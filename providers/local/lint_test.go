@@ -172,6 +172,8 @@ var pathCallsAllowed = map[string]string{
 	"capture/take.go (*Capturer).openHeld":            "the store's content folder",
 	"capture/take.go (*Capturer).copyOnce":            "the store's content",
 	"capture/take.go (*Capturer).newContentFile":      "the store's tmp folder",
+	"capture/take.go (*Capturer).Capture":             "a folder for the take's new content, made in the store's tmp folder",
+	"store/spread.go SpreadFolders":                   "a folder of the store (its tmp, the shared trees'), by boxsnap's path to it",
 	"capture/take.go (*Capturer).Publish":             "the store's tmp and snapshot folders",
 }
 

@@ -89,6 +89,7 @@ func New(cfg Config) (*Backend, error) {
 			return nil, fmt.Errorf("local backend: make %s: %w", d, err)
 		}
 	}
+	store.SpreadFolders(b.Path(store.DirTmp))
 	if os.Geteuid() == 0 {
 		// A box's process runs as an unprivileged user: it must pass through
 		// to its own folder, without listing the others.

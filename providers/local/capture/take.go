@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -72,7 +73,18 @@ func (b *Capturer) Capture(ctx context.Context, dir string, prev map[string]*sto
 	}
 
 	t1 := time.Now()
-	added, copied, err := b.copyNew(ctx, root, m, jobs)
+	// New content is made in a folder of this take's own, in the
+	// store's tmp folder, which SpreadFolders marked: its files lie
+	// where the file system placed that folder now, away from where
+	// files were just removed.
+	land := &landing{trees: b.ForksShare != nil && b.ForksShare() && os.Geteuid() == 0, gid: uint32(os.Getegid())}
+	if len(jobs) > 0 {
+		if land.dir, err = os.MkdirTemp(b.Path(store.DirTmp), "take-"); err != nil {
+			return nil, nil, stats, fmt.Errorf("a folder for the take's new content: %w", err)
+		}
+		defer os.RemoveAll(land.dir)
+	}
+	added, copied, err := b.copyNew(ctx, root, m, jobs, land)
 	stats.Copied = copied
 	stats.CopyTime = time.Since(t1)
 	if err != nil {
@@ -80,6 +92,26 @@ func (b *Capturer) Capture(ctx context.Context, dir string, prev map[string]*sto
 	}
 	m.DropVanished()
 	return m, added, stats, nil
+}
+
+// landing is where and how a capture makes new content: in dir, and,
+// where forks share trees here and boxsnap runs as root (trees), a file a
+// tree would link (forTrees) with that file's mode and mtime.
+type landing struct {
+	dir   string
+	trees bool
+	gid   uint32 // boxsnap's group, a new object's
+}
+
+// forTrees says whether the new object copied from a file stat'ed as st
+// is made with the file's mode and mtime, the details a shared tree's
+// link to it shows (overlay.Links sets them on an object no tree holds
+// yet, a chmod and a utimes each): the file is one a tree links, owned by
+// root and boxsnap's group, neither setuid, setgid, sticky nor writable
+// by its group or others, so the object's owner is already the file's.
+// Its bytes and name are the same either way.
+func (l *landing) forTrees(st *unix.Stat_t) bool {
+	return l.trees && st.Uid == 0 && st.Gid == l.gid && st.Mode&(unix.S_ISUID|unix.S_ISGID|unix.S_ISVTX|0o022) == 0
 }
 
 // copyJob is one file a capture copies into the store: its entry's index
@@ -200,10 +232,11 @@ func (b *Capturer) readEntries(ctx context.Context, root *confined.Beneath, dir 
 }
 
 // copyNew copies the jobs' files into the store with b.Workers at once,
-// filling in their entries' hashes and m's AddedBytes; the first failure
-// stops the rest. It gives the content it added, even on failure, so a
-// failed take can collect it, and the bytes it copied.
-func (b *Capturer) copyNew(ctx context.Context, root *confined.Beneath, m *store.Manifest, jobs []copyJob) (added []string, copied int64, err error) {
+// each made as land says, filling in their entries' hashes and m's
+// AddedBytes; the first failure stops the rest. It gives the content it
+// added, even on failure, so a failed take can collect it, and the bytes
+// it copied.
+func (b *Capturer) copyNew(ctx context.Context, root *confined.Beneath, m *store.Manifest, jobs []copyJob, land *landing) (added []string, copied int64, err error) {
 	var (
 		mu      sync.Mutex
 		firstEr error
@@ -218,7 +251,7 @@ func (b *Capturer) copyNew(ctx context.Context, root *confined.Beneath, m *store
 			defer wg.Done()
 			for j := range ch {
 				e := &m.Entries[j.idx]
-				isNew, err := b.copyIn(cctx, root, e, j.id)
+				isNew, err := b.copyIn(cctx, root, e, j.id, land)
 				mu.Lock()
 				if isNew {
 					added = append(added, e.Hash)
@@ -286,12 +319,12 @@ var errRetyped = errors.New("no longer a file")
 // another file than the one the scan saw (want), is copied again, up to
 // maxCopyAttempts; one that vanished is dropped (e.Type = ""); one that is
 // no longer a file is taken as what it is now (a pipe, a folder), unread.
-func (b *Capturer) copyIn(ctx context.Context, root *confined.Beneath, e *store.Entry, want *confined.FileID) (isNew bool, err error) {
+func (b *Capturer) copyIn(ctx context.Context, root *confined.Beneath, e *store.Entry, want *confined.FileID, land *landing) (isNew bool, err error) {
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
-		hash, isNew, err := b.copyOnce(root, e, want)
+		hash, isNew, err := b.copyOnce(root, e, want, land)
 		if errors.Is(err, errVanished) {
 			e.Type = ""
 			return false, nil
@@ -324,7 +357,7 @@ var errChanged = errors.New("changed while copied")
 // descriptor (openRegular): a pipe renamed over the file never holds the
 // take, and is taken as the pipe it is now; another file renamed over it
 // since the scan (want) is read again, as that file.
-func (b *Capturer) copyOnce(root *confined.Beneath, e *store.Entry, want *confined.FileID) (string, bool, error) {
+func (b *Capturer) copyOnce(root *confined.Beneath, e *store.Entry, want *confined.FileID, land *landing) (string, bool, error) {
 	src, before, err := root.OpenRegular(e.Path, want)
 	if err != nil {
 		switch {
@@ -342,7 +375,11 @@ func (b *Capturer) copyOnce(root *confined.Beneath, e *store.Entry, want *confin
 		return "", false, err
 	}
 	defer src.Close()
-	tmp, tmpName, err := b.newContentFile()
+	mode, details := uint32(0o444), land.forTrees(&before)
+	if details {
+		mode = before.Mode & 0o777
+	}
+	tmp, tmpName, err := b.newContentFile(land.dir, mode)
 	if err != nil {
 		return "", false, err
 	}
@@ -379,15 +416,15 @@ func (b *Capturer) copyOnce(root *confined.Beneath, e *store.Entry, want *confin
 	if n != before.Size {
 		return "", false, errChanged
 	}
-	// The entry takes the stat of what was copied.
-	e.Size = before.Size
-	e.MTime = before.Mtim.Nano()
-	e.ATime = before.Atim.Nano()
-	e.CTime = before.Ctim.Nano()
-	e.Ino = before.Ino
-	e.Mode = uint32(store.FileModeOf(before.Mode))
-	e.UID, e.GID = before.Uid, before.Gid
+	copiedStat(e, &before)
 	dst := b.ContentPath(hash)
+	if tmpName == "" && details {
+		// Its mtime as a tree shows it, set while it is unnamed; a
+		// file whose mtime moved since was copied again above.
+		if err := futimens(tmp, before.Mtim); err != nil {
+			return "", false, fmt.Errorf("content %s: %w", hash[:12], err)
+		}
+	}
 	if tmpName == "" {
 		// An unnamed file (O_TMPFILE) gets its one name: no rename, and
 		// nothing left behind if the take stops before. Content the store
@@ -416,6 +453,17 @@ func (b *Capturer) copyOnce(root *confined.Beneath, e *store.Entry, want *confin
 	return hash, true, nil
 }
 
+// copiedStat gives e the stat of the file it copied, st.
+func copiedStat(e *store.Entry, st *unix.Stat_t) {
+	e.Size = st.Size
+	e.MTime = st.Mtim.Nano()
+	e.ATime = st.Atim.Nano()
+	e.CTime = st.Ctim.Nano()
+	e.Ino = st.Ino
+	e.Mode = uint32(store.FileModeOf(st.Mode))
+	e.UID, e.GID = st.Uid, st.Gid
+}
+
 // noteWritten notes the stat of a content object this take just wrote
 // and named, whose bytes it hashed (content.Copier.NoteChecked), so the
 // first shared tree to link it need not read it again.
@@ -426,11 +474,24 @@ func (b *Capturer) noteWritten(hash string, f *os.File) {
 	}
 }
 
-// newContentFile opens a file for new content: unnamed (O_TMPFILE) where the
-// file system allows it, else a named temporary file (its name answered).
-func (b *Capturer) newContentFile() (*os.File, string, error) {
+// futimens sets f's mtime to mtime, leaving its atime.
+func futimens(f *os.File, mtime unix.Timespec) error {
+	ts := [2]unix.Timespec{{Nsec: unix.UTIME_OMIT}, mtime}
+	// utimensat with no path sets the times of the descriptor's file.
+	_, _, errno := unix.Syscall6(unix.SYS_UTIMENSAT, f.Fd(), 0, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+// newContentFile opens a file for new content in dir, a folder of the
+// store's tmp: unnamed (O_TMPFILE) with mode where the file system allows
+// it, else a named temporary file (its name answered), made read-only
+// once whole.
+func (b *Capturer) newContentFile(dir string, mode uint32) (*os.File, string, error) {
 	if !b.noTmpfile.Load() {
-		fd, err := unix.Open(b.Path(store.DirTmp), unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o444)
+		fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, mode)
 		if err == nil {
 			return os.NewFile(uintptr(fd), "content"), "", nil
 		}
@@ -439,7 +500,7 @@ func (b *Capturer) newContentFile() (*os.File, string, error) {
 		}
 		b.noTmpfile.Store(true)
 	}
-	f, err := os.CreateTemp(b.Path(store.DirTmp), "c-")
+	f, err := os.CreateTemp(dir, "c-")
 	if err != nil {
 		return nil, "", err
 	}

@@ -47,6 +47,9 @@ func (l *Lowers) Ensure(ctx context.Context, snap string, write func(ctx context
 	if err := os.MkdirAll(l.Path(DirLowers), 0o700); err != nil {
 		return "", fmt.Errorf("the shared trees' folder: %w", err)
 	}
+	// Each tree is made in a folder of its own placed apart, with its
+	// folders, links and copies (store.SpreadFolders).
+	store.SpreadFolders(l.Path(DirLowers))
 	unlock, err := l.lock()
 	if err != nil {
 		return "", err
