@@ -47,7 +47,22 @@ func (s *Sweeps) Reconcile(ctx context.Context) (ReconcileReport, error) {
 	if err := s.unavailableWithoutBackend(ctx, &rep); err != nil {
 		return rep, err
 	}
+	return s.reconcile(ctx, false, rep)
+}
+
+// ReconcileHere is the reconcile of this host's one-host backends alone
+// (snapshots.Backend.OneHost): only this host lists them, so each host runs
+// it on its own queue, while the reconcile that River's leader runs lists
+// the leader's own and the backends every host reaches.
+func (s *Sweeps) ReconcileHere(ctx context.Context) (ReconcileReport, error) {
+	return s.reconcile(ctx, true, ReconcileReport{})
+}
+
+func (s *Sweeps) reconcile(ctx context.Context, oneHostOnly bool, rep ReconcileReport) (ReconcileReport, error) {
 	for _, id := range s.order {
+		if oneHostOnly && !s.backends[id].OneHost() {
+			continue
+		}
 		if err := s.reconcileBackend(ctx, s.backends[id], &rep); err != nil {
 			return rep, fmt.Errorf("reconcile %s: %w", id, err)
 		}
@@ -112,13 +127,20 @@ func (s *Sweeps) reconcileBackend(ctx context.Context, be snapshots.Backend, rep
 		s.markAllUnavailable(ctx, be, records, listErr, rep)
 		return nil
 	}
+	o, err := s.ownersOf(ctx, be)
+	if err != nil {
+		return err
+	}
 	rep.Listed = append(rep.Listed, be.ID)
 	now := s.now()
 	byID := s.heldByID(held)
 	known := make(map[string]bool, len(records))
 	for _, sn := range records {
 		known[sn.ID] = true
-		if s.elsewhere(be, sn.Host) {
+		if _, listed := byID[sn.ID]; listed {
+			s.claim(ctx, sn.BoxID, o)
+		}
+		if s.elsewhere(be, sn.Host, sn.BoxID, o) {
 			continue
 		}
 		if cut[sn.Host] {
@@ -147,7 +169,7 @@ func (s *Sweeps) reconcileBackend(ctx context.Context, be snapshots.Backend, rep
 			s.logger.Warn("reconcile: record again", "snapshot", h.Label.Snapshot, "err", err)
 		}
 	}
-	return s.checkGuests(ctx, be, rep)
+	return s.checkGuests(ctx, be, o, rep)
 }
 
 // recordAgain gives a labelled snapshot with no record its record again.
@@ -294,7 +316,7 @@ func (s *Sweeps) insertAgain(ctx context.Context, be snapshots.Backend, h provid
 		var boxThread *string
 		if b == nil {
 			if err := s.st.SweepGoneBoxInsert(ctx, tx, db.SweepGoneBoxInsertParams{ID: h.Label.Box, Name: h.Label.Box, Kind: a.kind,
-				BackendID: be.ID, Host: a.host, GuestRef: h.Ref.Guest.Ref, ReleasedAt: &now}); err != nil {
+				BackendID: be.ID, Host: a.host, GuestRef: h.Ref.Guest.Ref, ReleasedAt: &now, OwnerHost: s.k.OwnerFor(be)}); err != nil {
 				return err
 			}
 		} else {
