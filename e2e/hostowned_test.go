@@ -87,7 +87,7 @@ func TestQEMUBoxOwnedByItsHost(t *testing.T) {
 	// An operation is asked on the box's own host (a page on another host
 	// plans it against that host's libvirtd, and refuses it), while both
 	// hosts' workers run.
-	_, baseB := h.start("host-b", append([]string{"BOXSNAP_QEMU_SOCKET=" + dB.Socket}, short...), "serve")
+	procB, baseB := h.start("host-b", append([]string{"BOXSNAP_QEMU_SOCKET=" + dB.Socket}, short...), "serve")
 	onB := newSoakHTTP(baseB, tok)
 	for _, name := range []string{"first", "second"} {
 		var op struct {
@@ -105,12 +105,14 @@ func TestQEMUBoxOwnedByItsHost(t *testing.T) {
 	}
 
 	// host-b's own reconcile of its one-host backends runs, more than once.
-	waitFor(ctx, t, "host-b reconciles its own QEMU backend twice", func() bool {
+	reconciledOnB := func() int {
 		var n int
 		_ = conn.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'sweep' AND args->>'name' = 'reconcile-here'
 			AND args->>'host' = 'host-b' AND state = 'completed'`).Scan(&n)
-		return n >= 2
-	})
+		return n
+	}
+	waitFor(ctx, t, "host-b reconciles its own QEMU backend twice", func() bool { return reconciledOnB() >= 2 })
+	allReady(ctx, t, conn, made.ID, "host-b's reconcile")
 	var missing int
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM guest_missing WHERE box_id = $1", made.ID).Scan(&missing); err != nil {
 		t.Fatal(err)
@@ -121,29 +123,6 @@ func TestQEMUBoxOwnedByItsHost(t *testing.T) {
 	}
 	if missing+gone > 0 {
 		t.Fatalf("host-b's reconcile judged host-a's guest gone (%d missing, %d logged)", missing, gone)
-	}
-	rows, err := conn.Query(ctx, "SELECT name, state FROM snapshots WHERE box_id = $1", made.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snaps := map[string]string{}
-	for rows.Next() {
-		var name, state string
-		if err := rows.Scan(&name, &state); err != nil {
-			t.Fatal(err)
-		}
-		snaps[name] = state
-	}
-	if rows.Err() != nil {
-		t.Fatal(rows.Err())
-	}
-	if len(snaps) < 4 {
-		t.Fatalf("amber-fox's snapshots: %v", snaps)
-	}
-	for name, state := range snaps {
-		if state != "ready" {
-			t.Errorf("snapshot %s of host-a's box is %s after host-b's reconcile", name, state)
-		}
 	}
 
 	// Every operation of amber-fox ran from host-a's own queue.
@@ -201,6 +180,52 @@ func TestQEMUBoxOwnedByItsHost(t *testing.T) {
 	waitFor(ctx, t, "amber-fox owned again", func() bool { return owner() != "" })
 	if got := owner(); got != "host-a" {
 		t.Fatalf("the box no host owned became %q's, not host-a's whose libvirtd holds it", got)
+	}
+
+	// host-b runs again with no QEMU backend at all: its reconcile (at
+	// start, and its own on its queue) leaves host-a's QEMU snapshots
+	// ready, as a backend not in its settings may be another host's.
+	procB.stop()
+	before := reconciledOnB()
+	h.start("host-b", short[1:], "serve")
+	waitFor(ctx, t, "host-b, without QEMU, reconciles twice", func() bool { return reconciledOnB() >= before+2 })
+	allReady(ctx, t, conn, made.ID, "host-b's reconcile without a QEMU backend")
+}
+
+// allReady fails the test unless each of box's snapshots (four at least)
+// is ready after what, and none was ever marked unavailable (host-a's
+// reconcile would bring it back ready: its box log keeps the mark).
+func allReady(ctx context.Context, t *testing.T, conn *pgx.Conn, box, what string) {
+	t.Helper()
+	var marked int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM box_log WHERE box_id = $1 AND kind = 'snapshot-unavailable'", box).Scan(&marked); err != nil {
+		t.Fatal(err)
+	}
+	if marked > 0 {
+		t.Errorf("%d of host-a's snapshots were marked unavailable by %s", marked, what)
+	}
+	rows, err := conn.Query(ctx, "SELECT name, state FROM snapshots WHERE box_id = $1", box)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snaps := map[string]string{}
+	for rows.Next() {
+		var name, state string
+		if err := rows.Scan(&name, &state); err != nil {
+			t.Fatal(err)
+		}
+		snaps[name] = state
+	}
+	if rows.Err() != nil {
+		t.Fatal(rows.Err())
+	}
+	if len(snaps) < 4 {
+		t.Fatalf("the box's snapshots: %v", snaps)
+	}
+	for name, state := range snaps {
+		if state != "ready" {
+			t.Errorf("snapshot %s of host-a's box is %s after %s", name, state, what)
+		}
 	}
 }
 

@@ -70,6 +70,29 @@ func (s *Sweeps) elsewhere(be snapshots.Backend, host, box string, o *owners) bo
 	return *owner != s.host
 }
 
+// ownerOf is the host that owns sn's box ("" for none), read once per
+// backend into owned: a backend not in this host's settings may be
+// another host's one-host backend (QEMU on that host alone), whose
+// snapshots this host must not mark unavailable.
+func (s *Sweeps) ownerOf(ctx context.Context, owned map[string]map[string]*string, sn *snapshots.Snapshot) (string, error) {
+	of, ok := owned[sn.BackendID]
+	if !ok {
+		rows, err := s.st.HostBoxOwners(ctx, s.st.Pool, sn.BackendID)
+		if err != nil {
+			return "", fmt.Errorf("the owners of %s's boxes: %w", sn.BackendID, err)
+		}
+		of = make(map[string]*string, len(rows))
+		for _, r := range rows {
+			of[r.ID] = r.OwnerHost
+		}
+		owned[sn.BackendID] = of
+	}
+	if o := of[sn.BoxID]; o != nil {
+		return *o, nil
+	}
+	return "", nil
+}
+
 // claim makes box this host's when no host owns it yet and this host's
 // backend lists its guest or one of its snapshots: a box of a one-host
 // backend made before such boxes had an owner becomes the host's that

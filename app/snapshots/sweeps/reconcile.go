@@ -75,8 +75,14 @@ func (s *Sweeps) unavailableWithoutBackend(ctx context.Context, rep *ReconcileRe
 	if err != nil {
 		return fmt.Errorf("reconcile: %w", err)
 	}
+	owned := map[string]map[string]*string{}
 	for _, sn := range all {
 		if sn.State == snapshots.StateReady {
+			if owner, err := s.ownerOf(ctx, owned, sn); err != nil {
+				return fmt.Errorf("reconcile: %w", err)
+			} else if owner != "" && s.host != "" && owner != s.host {
+				continue // a backend of another host's, not in this host's settings
+			}
 			s.markUnavailable(ctx, sn, unavailableNotInSettingsWords(sn.BackendID))
 			rep.Unavailable++
 		}
@@ -123,13 +129,13 @@ func (s *Sweeps) reconcileBackend(ctx context.Context, be snapshots.Backend, rep
 	if err != nil {
 		return fmt.Errorf("reconcile %s: %w", be.ID, err)
 	}
-	if whole {
-		s.markAllUnavailable(ctx, be, records, listErr, rep)
-		return nil
-	}
 	o, err := s.ownersOf(ctx, be)
 	if err != nil {
 		return err
+	}
+	if whole {
+		s.markAllUnavailable(ctx, be, records, o, listErr, rep)
+		return nil
 	}
 	rep.Listed = append(rep.Listed, be.ID)
 	now := s.now()
@@ -347,9 +353,9 @@ func orDisk(h providers.Holds) providers.Holds {
 
 // markAllUnavailable marks each ready snapshot of records unavailable, as
 // the backend gave no answer (listErr).
-func (s *Sweeps) markAllUnavailable(ctx context.Context, be snapshots.Backend, records []*snapshots.Snapshot, listErr error, rep *ReconcileReport) {
+func (s *Sweeps) markAllUnavailable(ctx context.Context, be snapshots.Backend, records []*snapshots.Snapshot, o *owners, listErr error, rep *ReconcileReport) {
 	for _, sn := range records {
-		if sn.State == snapshots.StateReady {
+		if sn.State == snapshots.StateReady && !s.elsewhere(be, sn.Host, sn.BoxID, o) {
 			s.markUnavailable(ctx, sn, unavailableNoAnswerWords(be.Label, listErr))
 			rep.Unavailable++
 		}
