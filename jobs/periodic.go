@@ -82,7 +82,10 @@ type sweep struct {
 	// periodic run, wherever it runs, also queues a run on every other
 	// live host's queue (hostwork.go).
 	fan bool
-	run func(ctx context.Context, d Deps) error
+	// fanTo, when set, is the sweep its periodic run queues on every other
+	// live host's queue instead of itself (as fan does).
+	fanTo string
+	run   func(ctx context.Context, d Deps) error
 }
 
 // sweepTable is the one table of periodic jobs. The snapshot sweeps do not run
@@ -110,13 +113,14 @@ func sweepTable(d Deps) []sweep {
 		return out
 	}
 	return append(out,
-		sweep{name: "reconcile", every: every.Reconcile, run: func(ctx context.Context, d Deps) error {
-			rep, err := d.Sweeps.Reconcile(ctx)
-			if rep.Lost+rep.Found+rep.Kept+rep.Recorded+rep.Unavailable+rep.Back > 0 {
-				d.Logger.Info("reconcile", "lost", rep.Lost, "found", rep.Found, "kept", rep.Kept, "recorded", rep.Recorded,
-					"unavailable", rep.Unavailable, "back", rep.Back, "unreachable", rep.Unreachable)
-			}
-			return err
+		// The reconcile lists every backend this process reaches; a
+		// one-host backend (QEMU, a local Docker engine) only its own host
+		// lists, so each other live host reconciles its own on its queue.
+		sweep{name: "reconcile", every: every.Reconcile, fanTo: reconcileHere, run: func(ctx context.Context, d Deps) error {
+			return logReconcile(d, "reconcile")(d.Sweeps.Reconcile(ctx))
+		}},
+		sweep{name: reconcileHere, onHost: true, run: func(ctx context.Context, d Deps) error {
+			return logReconcile(d, reconcileHere)(d.Sweeps.ReconcileHere(ctx))
 		}},
 		sweep{name: "outside-restores", every: every.Outside, run: func(ctx context.Context, d Deps) error {
 			_, err := d.Sweeps.ScanOutside(ctx)
@@ -159,6 +163,20 @@ func sweepTable(d Deps) []sweep {
 			return err
 		}},
 	)
+}
+
+// reconcileHere names a host's reconcile of its one-host backends.
+const reconcileHere = "reconcile-here"
+
+// logReconcile logs what a reconcile (name) changed, and answers its error.
+func logReconcile(d Deps, name string) func(sweeps.ReconcileReport, error) error {
+	return func(rep sweeps.ReconcileReport, err error) error {
+		if rep.Lost+rep.Found+rep.Kept+rep.Recorded+rep.Unavailable+rep.Back > 0 {
+			d.Logger.Info(name, "lost", rep.Lost, "found", rep.Found, "kept", rep.Kept, "recorded", rep.Recorded,
+				"unavailable", rep.Unavailable, "back", rep.Back, "unreachable", rep.Unreachable)
+		}
+		return err
+	}
 }
 
 // SweepArgs is one periodic job's run; Name says which.
@@ -213,8 +231,12 @@ func (w *SweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error
 	if !ok {
 		return river.JobCancel(fmt.Errorf("no sweep named %q", job.Args.Name))
 	}
-	if s.fan && job.Args.Host == "" {
-		if err := fanOutSweep(ctx, w.deps, s.name); err != nil {
+	if (s.fan || s.fanTo != "") && job.Args.Host == "" {
+		name := s.name
+		if s.fanTo != "" {
+			name = s.fanTo
+		}
+		if err := fanOutSweep(ctx, w.deps, name); err != nil {
 			w.deps.Logger.Warn("queue a sweep on the other hosts", "sweep", s.name, "err", err)
 		}
 	}

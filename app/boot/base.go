@@ -55,7 +55,7 @@ func newBase(ctx context.Context, cfg config.Config, db *Database, logger *slog.
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return nil, fmt.Errorf("make %s: %w", tmp, err)
 	}
-	svc, err := snapshots.New(snapshots.Options{Store: st, Backends: bes, Install: install, Logger: logger})
+	svc, err := snapshots.New(snapshots.Options{Store: st, Backends: bes, Install: install, Host: cfg.Host, Logger: logger})
 	if err != nil {
 		return nil, err
 	}

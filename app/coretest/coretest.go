@@ -201,7 +201,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 		localBackend = opts.Wrap(localBackend)
 	}
 	bes := append([]snapshots.Backend{localBackend}, opts.Extra...)
-	core, err := snapshots.New(snapshots.Options{Store: st, Backends: bes, Install: install, Logger: logger, Now: opts.Now, TaskSnooze: opts.TaskSnooze})
+	core, err := snapshots.New(snapshots.Options{Store: st, Backends: bes, Install: install, Host: opts.Host, Logger: logger, Now: opts.Now, TaskSnooze: opts.TaskSnooze})
 	if err != nil {
 		return nil, err
 	}

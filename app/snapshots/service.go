@@ -40,12 +40,22 @@ type Backend struct {
 	Boxes     providers.Boxes
 }
 
+// OneHost reports whether b's boxes are each one host's: their guests only
+// the host that made them reaches (providers.OneHost).
+func (b Backend) OneHost() bool {
+	o, ok := b.Snap.(providers.OneHost)
+	return ok && o.OneHost()
+}
+
 // Options configure the core.
 type Options struct {
 	Store    *store.Store
 	Backends []Backend
 	Install  string
-	Logger   *slog.Logger
+	// Host is the host this process runs on (BOXSNAP_HOST), which owns the
+	// boxes it makes on a one-host backend; empty: none recorded.
+	Host   string
+	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// TaskSnooze is how long an operation's job sleeps between two looks at
@@ -97,6 +107,7 @@ type Kernel struct {
 	backends map[string]Backend
 	order    []string
 	install  string
+	host     string
 	logger   *slog.Logger
 	now      func() time.Time
 	ops      *operations.Engine
@@ -114,7 +125,7 @@ func New(opts Options) (*Service, error) {
 	if opts.Store == nil {
 		return nil, errors.New("snapshots: a store is required")
 	}
-	s := &Service{&Kernel{st: opts.Store, install: opts.Install, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}}}
+	s := &Service{&Kernel{st: opts.Store, install: opts.Install, host: opts.Host, logger: opts.Logger, now: opts.Now, backends: map[string]Backend{}}}
 	s.snaps = s
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
@@ -146,6 +157,17 @@ func (s *Kernel) UseJobs(j Inserter) { s.ops.UseJobs(j) }
 
 // Install is this install's ID.
 func (s *Kernel) Install() string { return s.install }
+
+// OwnerFor is the host that owns a box this process makes (or forks, or
+// imports) on be: this host when be is one host's (Backend.OneHost), else
+// nil, as every host reaches be.
+func (s *Kernel) OwnerFor(be Backend) *string {
+	if !be.OneHost() || s.host == "" {
+		return nil
+	}
+	h := s.host
+	return &h
+}
 
 // Backends lists the configured backends in ID order.
 func (s *Kernel) Backends() []Backend {

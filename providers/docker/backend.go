@@ -147,7 +147,16 @@ var (
 	_ providers.Backend = (*Backend)(nil)
 	_ providers.Boxes   = (*Backend)(nil)
 	_ providers.Labeler = (*Backend)(nil)
+	_ providers.OneHost = (*Backend)(nil)
 )
+
+// OneHost reports whether the engine is this host's own, on a unix socket:
+// its containers and images are then this host's (providers.OneHost). An
+// engine over tcp:// or ssh:// every host may reach alike.
+func (b *Backend) OneHost() bool {
+	u, err := url.Parse(b.where())
+	return err == nil && (u.Scheme == "unix" || u.Scheme == "")
+}
 
 // New makes a backend. It checks the configuration and makes the client,
 // and sweeps from the state folder what takes cut short left there; it

@@ -147,6 +147,8 @@ type Backend struct {
 	*store.Store
 	// Sharing answers whether other hosts reach the snapshots' content.
 	Sharing
+	// A box's folder is this host's alone (providers.OneHost).
+	providers.ThisHostOnly
 	// Set is the running boxes' change journals.
 	*journal.Set
 	// Processes runs the boxes' processes: their users, sandboxes,

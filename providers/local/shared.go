@@ -17,3 +17,8 @@ type Sharing struct {
 
 // ContentShared reports whether other hosts reach the snapshots' content.
 func (s Sharing) ContentShared() bool { return s.Bucket }
+
+// A local box's folder is on this host's disk, so its box is this host's
+// (Backend embeds providers.ThisHostOnly), whether or not its snapshots'
+// content is in a bucket.
+var _ providers.OneHost = (*Backend)(nil)

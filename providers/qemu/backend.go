@@ -69,6 +69,11 @@ type Config struct {
 
 // Backend is the QEMU backend.
 type Backend struct {
+	// The backend is this host's libvirtd, on its unix socket, with its
+	// boxes' disks in this host's data folder, so its boxes are this
+	// host's (providers.OneHost).
+	providers.ThisHostOnly
+
 	cfg Config
 	log *slog.Logger
 
@@ -92,6 +97,7 @@ var (
 	_ providers.Boxes      = (*Backend)(nil)
 	_ providers.RunsReader = (*Backend)(nil)
 	_ providers.Exporter   = (*Backend)(nil)
+	_ providers.OneHost    = (*Backend)(nil)
 )
 
 // New makes a backend; it connects to libvirtd on first use.

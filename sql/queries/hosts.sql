@@ -40,6 +40,21 @@ SELECT * FROM boxes WHERE owner_host = $1 AND state <> 'released' ORDER BY name;
 -- The host whose queue runs the box's operations; NULL: any host's.
 SELECT owner_host FROM boxes WHERE id = $1;
 
+-- name: HostBoxOwners :many
+-- The owner of each box of one backend (NULL: none yet), for the sweeps of
+-- a one-host backend, which judge only this host's boxes.
+SELECT id, owner_host FROM boxes WHERE backend_id = $1;
+
+-- name: HostBoxClaim :execrows
+-- A box of a one-host backend made before such boxes had an owner becomes
+-- the host's that lists its guest first.
+UPDATE boxes SET owner_host = @host::text WHERE id = @id AND owner_host IS NULL;
+
+-- name: HostOthersKnown :one
+-- The hosts other than this one that ran boxsnap here and are not marked
+-- gone: with none, this host alone judges boxes no host owns yet.
+SELECT count(*) FROM hosts WHERE name <> @name::text AND gone_at IS NULL;
+
 -- name: HostBoxSetOwner :exec
 UPDATE boxes SET owner_host = $2, host = CASE WHEN owner_host IS NOT NULL THEN $2 ELSE host END WHERE id = $1;
 

@@ -2,8 +2,8 @@
 -- ancestry, and share codes.
 
 -- name: MoveBoxInsert :one
-INSERT INTO boxes (id, name, kind, system, backend_id, host, guest_ref, state)
-VALUES ($1, $2, $3, $4, $5, $6, $7, 'making')
+INSERT INTO boxes (id, name, kind, system, backend_id, host, guest_ref, state, owner_host)
+VALUES ($1, $2, $3, $4, $5, $6, $7, 'making', sqlc.narg(owner_host))
 RETURNING *;
 
 -- name: MoveBoxGuest :exec

@@ -19,8 +19,10 @@ SELECT id, title, created_at, ended_at FROM threads WHERE id = $1;
 SELECT id, title, created_at, ended_at FROM threads ORDER BY created_at DESC;
 
 -- name: CoreBoxInsert :one
-INSERT INTO boxes (id, name, kind, thread_id, backend_id, host, guest_ref, has_screen, screen_url)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+-- owner_host: the host that made it, on a one-host backend (NULL: the
+-- trigger boxes_owner_host gives a local box its host).
+INSERT INTO boxes (id, name, kind, thread_id, backend_id, host, guest_ref, has_screen, screen_url, owner_host)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, sqlc.narg(owner_host))
 RETURNING *;
 
 -- name: CoreBoxByID :one
@@ -151,8 +153,8 @@ SELECT coalesce(sum((reserved->>'bytes')::bigint), 0)::bigint FROM operations
 WHERE state IN ('running', 'unknown') AND reserved->>'storage' = @storage_key::text;
 
 -- name: CoreBoxInsertFork :one
-INSERT INTO boxes (id, name, kind, thread_id, backend_id, host, guest_ref, forked_from, has_screen)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+INSERT INTO boxes (id, name, kind, thread_id, backend_id, host, guest_ref, forked_from, has_screen, owner_host)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, sqlc.narg(owner_host))
 RETURNING *;
 
 -- name: CoreSnapshotSetPrice :exec

@@ -28,8 +28,8 @@ ON CONFLICT (id) DO NOTHING
 RETURNING *;
 
 -- name: SweepGoneBoxInsert :exec
-INSERT INTO boxes (id, name, kind, backend_id, host, guest_ref, state, released_at)
-VALUES ($1, $2, $3, $4, $5, $6, 'released', $7)
+INSERT INTO boxes (id, name, kind, backend_id, host, guest_ref, state, released_at, owner_host)
+VALUES ($1, $2, $3, $4, $5, $6, 'released', $7, sqlc.narg(owner_host))
 ON CONFLICT (id) DO NOTHING;
 
 -- name: SweepWasDeleted :one

@@ -149,7 +149,7 @@ func (s *Boxes) AcquireBox(ctx context.Context, c snapshots.Caller, req snapshot
 		return nil, backendRefusal(fmt.Errorf("make box %s on %s: %w", name, b.ID, err), "The box was not made: ")
 	}
 	box, err := snapshots.BoxRow(s.st.CoreBoxInsert(ctx, s.st.Pool, db.CoreBoxInsertParams{ID: id, Name: name, Kind: req.Kind,
-		ThreadID: thread, BackendID: b.ID, Host: guest.Host, GuestRef: guest.Ref, HasScreen: req.HasScreen, ScreenURL: req.ScreenURL}))
+		ThreadID: thread, BackendID: b.ID, Host: guest.Host, GuestRef: guest.Ref, HasScreen: req.HasScreen, ScreenURL: req.ScreenURL, OwnerHost: s.k.OwnerFor(b)}))
 	if err != nil {
 		_ = b.Boxes.Release(context.WithoutCancel(ctx), guest)
 		return nil, fmt.Errorf("record box %s: %w", name, err)

@@ -79,6 +79,8 @@ type HistorySettings struct {
 type kernel interface {
 	Engine() *operations.Engine
 	Install() string
+	// OwnerFor is the host that owns a box this process makes on a backend.
+	OwnerFor(be snapshots.Backend) *string
 	Backends() []snapshots.Backend
 	Admit(ctx context.Context, tx pgx.Tx, r snapshots.OpRequest) (*snapshots.Operation, error)
 	Backend(id string) (snapshots.Backend, error)

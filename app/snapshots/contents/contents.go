@@ -38,6 +38,8 @@ type kernel interface {
 	End(ctx context.Context, op *snapshots.Operation, state, errWords, observed string) error
 	Engine() *operations.Engine
 	Install() string
+	// OwnerFor is the host that owns a box this process makes on a backend.
+	OwnerFor(be snapshots.Backend) *string
 }
 
 // snapshotOps is what Contents uses of the snapshot operations: a snapshot

@@ -354,7 +354,7 @@ func (s *Contents) recordImport(ctx context.Context, c snapshots.Caller, be snap
 				return err
 			}
 			box, err = snapshots.BoxRow(s.st.MoveBoxInsert(ctx, tx, db.MoveBoxInsertParams{ID: mb.ID, Name: name, Kind: mb.Kind,
-				System: mb.System, BackendID: be.ID, GuestRef: mb.ID}))
+				System: mb.System, BackendID: be.ID, GuestRef: mb.ID, OwnerHost: s.k.OwnerFor(be)}))
 			if err != nil {
 				return fmt.Errorf("record box %s: %w", name, err)
 			}

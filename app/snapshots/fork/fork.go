@@ -124,7 +124,7 @@ func (s *Forks) runFork(ctx context.Context, op *snapshots.Operation, p ForkPara
 			ThreadID: p.Thread, BackendID: src.BackendID, Host: guest.Host, GuestRef: guest.Ref, ForkedFrom: from,
 			// A fork of a desktop is a desktop; its screen's address is its
 			// own, unknown until an app runs in it.
-			HasScreen: src.HasScreen}))
+			HasScreen: src.HasScreen, OwnerHost: s.k.OwnerFor(be)}))
 		if err != nil {
 			_ = be.Boxes.Release(context.WithoutCancel(ctx), guest)
 			if words := s.nameTakenWords(ctx, caller, p.Name); words != "" {

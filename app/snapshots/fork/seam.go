@@ -39,6 +39,8 @@ type Forks struct {
 type kernel interface {
 	Engine() *operations.Engine
 	Install() string
+	// OwnerFor is the host that owns a box this process makes on a backend.
+	OwnerFor(be snapshots.Backend) *string
 	Admit(ctx context.Context, tx pgx.Tx, r snapshots.OpRequest) (*snapshots.Operation, error)
 	Backend(id string) (snapshots.Backend, error)
 	BoxByID(ctx context.Context, q db.DBTX, id string) (*snapshots.Box, error)

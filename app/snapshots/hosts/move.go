@@ -36,7 +36,9 @@ func (h *Hosts) Move(ctx context.Context, c snapshots.Caller, boxRef, to string)
 	if err != nil {
 		return nil, fmt.Errorf("read box %s's host: %w", b.ID, err)
 	}
-	if from == nil {
+	if be, err := h.k.Backend(b.BackendID); from == nil && err == nil && be.OneHost() {
+		return nil, &snapshots.Refusal{Code: snapshots.CodeCannot, Words: noOwnerOneHostWords(b.Name, b.BackendID)}
+	} else if from == nil {
 		return nil, &snapshots.Refusal{Code: snapshots.CodeCannot, Words: noOwnerWords(b.Name, b.BackendID)}
 	}
 	if *from == to {
@@ -66,6 +68,9 @@ func (h *Hosts) carriable(ctx context.Context, b *snapshots.Box, from string) (*
 		return nil, err
 	}
 	if sc, ok := be.Snap.(providers.SharedContent); !ok || !sc.ContentShared() {
+		if !ok && be.OneHost() {
+			return nil, h.oneHostRefusal(ctx, b, be, from)
+		}
 		return nil, &snapshots.Refusal{Code: snapshots.CodeCannot, Words: notSharedWords(b.Name, from)}
 	}
 	snaps, err := h.k.SnapshotsOfBox(ctx, h.st.Pool, b.ID)

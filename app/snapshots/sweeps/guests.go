@@ -11,7 +11,9 @@ import (
 // checkGuests reads each ready box's guest on be: a guest gone from its
 // backend (removed outside boxsnap) is said once in the box's log, and
 // counted in the report; its snapshots stay. A read that fails says nothing.
-func (s *Sweeps) checkGuests(ctx context.Context, be snapshots.Backend, rep *ReconcileReport) error {
+// Of a one-host backend, a box another host owns is left to that host, and
+// a box no host owns yet whose guest is here becomes this host's (o).
+func (s *Sweeps) checkGuests(ctx context.Context, be snapshots.Backend, o *owners, rep *ReconcileReport) error {
 	if be.Boxes == nil {
 		return nil
 	}
@@ -20,11 +22,21 @@ func (s *Sweeps) checkGuests(ctx context.Context, be snapshots.Backend, rep *Rec
 		return fmt.Errorf("the boxes of %s: %w", be.ID, err)
 	}
 	for _, b := range boxes {
-		if b.State != snapshots.BoxReady || s.elsewhere(be, b.Host) {
+		if b.State != snapshots.BoxReady {
+			continue
+		}
+		unowned := o != nil && o.of[b.ID] == nil
+		if !unowned && s.elsewhere(be, b.Host, b.ID, o) {
 			continue
 		}
 		st, err := be.Boxes.Status(ctx, snapshots.GuestOf(b))
 		if err != nil {
+			continue
+		}
+		if st.Exists {
+			s.claim(ctx, b.ID, o)
+		}
+		if s.elsewhere(be, b.Host, b.ID, o) {
 			continue
 		}
 		if st.Exists {

@@ -47,7 +47,22 @@ func (s *Sweeps) Reconcile(ctx context.Context) (ReconcileReport, error) {
 	if err := s.unavailableWithoutBackend(ctx, &rep); err != nil {
 		return rep, err
 	}
+	return s.reconcile(ctx, false, rep)
+}
+
+// ReconcileHere is the reconcile of this host's one-host backends alone
+// (snapshots.Backend.OneHost): only this host lists them, so each host runs
+// it on its own queue, while the reconcile that River's leader runs lists
+// the leader's own and the backends every host reaches.
+func (s *Sweeps) ReconcileHere(ctx context.Context) (ReconcileReport, error) {
+	return s.reconcile(ctx, true, ReconcileReport{})
+}
+
+func (s *Sweeps) reconcile(ctx context.Context, oneHostOnly bool, rep ReconcileReport) (ReconcileReport, error) {
 	for _, id := range s.order {
+		if oneHostOnly && !s.backends[id].OneHost() {
+			continue
+		}
 		if err := s.reconcileBackend(ctx, s.backends[id], &rep); err != nil {
 			return rep, fmt.Errorf("reconcile %s: %w", id, err)
 		}
@@ -60,8 +75,14 @@ func (s *Sweeps) unavailableWithoutBackend(ctx context.Context, rep *ReconcileRe
 	if err != nil {
 		return fmt.Errorf("reconcile: %w", err)
 	}
+	owned := map[string]map[string]*string{}
 	for _, sn := range all {
 		if sn.State == snapshots.StateReady {
+			if owner, err := s.ownerOf(ctx, owned, sn); err != nil {
+				return fmt.Errorf("reconcile: %w", err)
+			} else if owner != "" && s.host != "" && owner != s.host {
+				continue // a backend of another host's, not in this host's settings
+			}
 			s.markUnavailable(ctx, sn, unavailableNotInSettingsWords(sn.BackendID))
 			rep.Unavailable++
 		}
@@ -108,8 +129,12 @@ func (s *Sweeps) reconcileBackend(ctx context.Context, be snapshots.Backend, rep
 	if err != nil {
 		return fmt.Errorf("reconcile %s: %w", be.ID, err)
 	}
+	o, err := s.ownersOf(ctx, be)
+	if err != nil {
+		return err
+	}
 	if whole {
-		s.markAllUnavailable(ctx, be, records, listErr, rep)
+		s.markAllUnavailable(ctx, be, records, o, listErr, rep)
 		return nil
 	}
 	rep.Listed = append(rep.Listed, be.ID)
@@ -118,7 +143,10 @@ func (s *Sweeps) reconcileBackend(ctx context.Context, be snapshots.Backend, rep
 	known := make(map[string]bool, len(records))
 	for _, sn := range records {
 		known[sn.ID] = true
-		if s.elsewhere(be, sn.Host) {
+		if _, listed := byID[sn.ID]; listed {
+			s.claim(ctx, sn.BoxID, o)
+		}
+		if s.elsewhere(be, sn.Host, sn.BoxID, o) {
 			continue
 		}
 		if cut[sn.Host] {
@@ -147,7 +175,7 @@ func (s *Sweeps) reconcileBackend(ctx context.Context, be snapshots.Backend, rep
 			s.logger.Warn("reconcile: record again", "snapshot", h.Label.Snapshot, "err", err)
 		}
 	}
-	return s.checkGuests(ctx, be, rep)
+	return s.checkGuests(ctx, be, o, rep)
 }
 
 // recordAgain gives a labelled snapshot with no record its record again.
@@ -294,7 +322,7 @@ func (s *Sweeps) insertAgain(ctx context.Context, be snapshots.Backend, h provid
 		var boxThread *string
 		if b == nil {
 			if err := s.st.SweepGoneBoxInsert(ctx, tx, db.SweepGoneBoxInsertParams{ID: h.Label.Box, Name: h.Label.Box, Kind: a.kind,
-				BackendID: be.ID, Host: a.host, GuestRef: h.Ref.Guest.Ref, ReleasedAt: &now}); err != nil {
+				BackendID: be.ID, Host: a.host, GuestRef: h.Ref.Guest.Ref, ReleasedAt: &now, OwnerHost: s.k.OwnerFor(be)}); err != nil {
 				return err
 			}
 		} else {
@@ -325,9 +353,9 @@ func orDisk(h providers.Holds) providers.Holds {
 
 // markAllUnavailable marks each ready snapshot of records unavailable, as
 // the backend gave no answer (listErr).
-func (s *Sweeps) markAllUnavailable(ctx context.Context, be snapshots.Backend, records []*snapshots.Snapshot, listErr error, rep *ReconcileReport) {
+func (s *Sweeps) markAllUnavailable(ctx context.Context, be snapshots.Backend, records []*snapshots.Snapshot, o *owners, listErr error, rep *ReconcileReport) {
 	for _, sn := range records {
-		if sn.State == snapshots.StateReady {
+		if sn.State == snapshots.StateReady && !s.elsewhere(be, sn.Host, sn.BoxID, o) {
 			s.markUnavailable(ctx, sn, unavailableNoAnswerWords(be.Label, listErr))
 			rep.Unavailable++
 		}

@@ -20,6 +20,8 @@ import (
 // the box log and a snapshot's state; *snapshots.Service is one.
 type kernel interface {
 	Install() string
+	// OwnerFor is the host that owns a box this process makes on a backend.
+	OwnerFor(be snapshots.Backend) *string
 	Backends() []snapshots.Backend
 	Backend(id string) (snapshots.Backend, error)
 	Engine() *operations.Engine

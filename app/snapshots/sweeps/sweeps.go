@@ -144,13 +144,24 @@ func (s *Sweeps) RoomSweep(ctx context.Context) (RoomReport, error) {
 		return rep, fmt.Errorf("room sweep: %w", err)
 	}
 	done := map[string]bool{}
+	ows := map[string]*owners{}
 	for _, p := range places {
 		key := p.BackendID + "/" + p.Host + "/" + p.Storage
 		if done[key] {
 			continue
 		}
 		be, ok := s.backends[p.BackendID]
-		if !ok || s.elsewhere(be, p.Host) {
+		if !ok {
+			continue
+		}
+		o, read := ows[be.ID]
+		if !read {
+			if o, err = s.ownersOf(ctx, be); err != nil {
+				return rep, fmt.Errorf("room sweep: %w", err)
+			}
+			ows[be.ID] = o
+		}
+		if s.elsewhere(be, p.Host, p.BoxID, o) {
 			continue
 		}
 		b, err := s.k.BoxByID(ctx, s.st.Pool, p.BoxID)
@@ -175,7 +186,7 @@ func (s *Sweeps) RoomSweep(ctx context.Context) (RoomReport, error) {
 		if full <= line {
 			why = whyMetadataFullWords(p.Host, *meta)
 		}
-		if err := s.evictRoom(ctx, be, p.Host, p.Storage, why, line, metaLine, &rep); err != nil {
+		if err := s.evictRoom(ctx, be, p.Host, p.Storage, o, why, line, metaLine, &rep); err != nil {
 			return rep, err
 		}
 	}
@@ -183,13 +194,16 @@ func (s *Sweeps) RoomSweep(ctx context.Context) (RoomReport, error) {
 }
 
 // evictRoom deletes candidates on one storage, oldest first, until a plan
-// says it is under the line again.
-func (s *Sweeps) evictRoom(ctx context.Context, be snapshots.Backend, host, storage, why string, line, metaLine float64, rep *RoomReport) error {
+// says it is under the line again; never another host's (o).
+func (s *Sweeps) evictRoom(ctx context.Context, be snapshots.Backend, host, storage string, o *owners, why string, line, metaLine float64, rep *RoomReport) error {
 	cands, err := snapshots.SnapshotRows(s.st.SweepRoomCandidates(ctx, s.st.Pool, db.SweepRoomCandidatesParams{BackendID: be.ID, Host: host, Storage: storage}))
 	if err != nil {
 		return fmt.Errorf("room sweep: %w", err)
 	}
 	for _, cand := range cands {
+		if s.elsewhere(be, cand.Host, cand.BoxID, o) {
+			continue
+		}
 		deleted, err := s.deleteForRoom(ctx, cand.ID, why)
 		if err != nil {
 			return err

@@ -10,6 +10,25 @@ import (
 	"time"
 )
 
+const hostBoxClaim = `-- name: HostBoxClaim :execrows
+UPDATE boxes SET owner_host = $1::text WHERE id = $2 AND owner_host IS NULL
+`
+
+type HostBoxClaimParams struct {
+	Host string
+	ID   string
+}
+
+// A box of a one-host backend made before such boxes had an owner becomes
+// the host's that lists its guest first.
+func (q *Queries) HostBoxClaim(ctx context.Context, db DBTX, arg HostBoxClaimParams) (int64, error) {
+	result, err := db.Exec(ctx, hostBoxClaim, arg.Host, arg.ID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const hostBoxCount = `-- name: HostBoxCount :one
 SELECT count(*) FROM boxes WHERE owner_host = $1 AND state <> 'released'
 `
@@ -88,6 +107,37 @@ func (q *Queries) HostBoxOwner(ctx context.Context, db DBTX, id string) (*string
 	var owner_host *string
 	err := row.Scan(&owner_host)
 	return owner_host, err
+}
+
+const hostBoxOwners = `-- name: HostBoxOwners :many
+SELECT id, owner_host FROM boxes WHERE backend_id = $1
+`
+
+type HostBoxOwnersRow struct {
+	ID        string
+	OwnerHost *string
+}
+
+// The owner of each box of one backend (NULL: none yet), for the sweeps of
+// a one-host backend, which judge only this host's boxes.
+func (q *Queries) HostBoxOwners(ctx context.Context, db DBTX, backendID string) ([]HostBoxOwnersRow, error) {
+	rows, err := db.Query(ctx, hostBoxOwners, backendID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []HostBoxOwnersRow
+	for rows.Next() {
+		var i HostBoxOwnersRow
+		if err := rows.Scan(&i.ID, &i.OwnerHost); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const hostBoxSetOwner = `-- name: HostBoxSetOwner :exec
@@ -209,6 +259,19 @@ func (q *Queries) HostMarkGone(ctx context.Context, db DBTX, arg HostMarkGonePar
 		&i.WorkedAt,
 	)
 	return i, err
+}
+
+const hostOthersKnown = `-- name: HostOthersKnown :one
+SELECT count(*) FROM hosts WHERE name <> $1::text AND gone_at IS NULL
+`
+
+// The hosts other than this one that ran boxsnap here and are not marked
+// gone: with none, this host alone judges boxes no host owns yet.
+func (q *Queries) HostOthersKnown(ctx context.Context, db DBTX, name string) (int64, error) {
+	row := db.QueryRow(ctx, hostOthersKnown, name)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
 }
 
 const hostQueueWaiting = `-- name: HostQueueWaiting :one

@@ -29,8 +29,8 @@ func (q *Queries) MoveBoxGuest(ctx context.Context, db DBTX, arg MoveBoxGuestPar
 
 const moveBoxInsert = `-- name: MoveBoxInsert :one
 
-INSERT INTO boxes (id, name, kind, system, backend_id, host, guest_ref, state)
-VALUES ($1, $2, $3, $4, $5, $6, $7, 'making')
+INSERT INTO boxes (id, name, kind, system, backend_id, host, guest_ref, state, owner_host)
+VALUES ($1, $2, $3, $4, $5, $6, $7, 'making', $8)
 RETURNING id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id, owner_host
 `
 
@@ -42,6 +42,7 @@ type MoveBoxInsertParams struct {
 	BackendID string
 	Host      string
 	GuestRef  string
+	OwnerHost *string
 }
 
 // Moving snapshots (app/snapshots move.go, share.go): export and import with
@@ -55,6 +56,7 @@ func (q *Queries) MoveBoxInsert(ctx context.Context, db DBTX, arg MoveBoxInsertP
 		arg.BackendID,
 		arg.Host,
 		arg.GuestRef,
+		arg.OwnerHost,
 	)
 	var i Box
 	err := row.Scan(

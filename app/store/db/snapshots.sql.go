@@ -136,8 +136,8 @@ func (q *Queries) CoreBoxByName(ctx context.Context, db DBTX, name string) (Box,
 }
 
 const coreBoxInsert = `-- name: CoreBoxInsert :one
-INSERT INTO boxes (id, name, kind, thread_id, backend_id, host, guest_ref, has_screen, screen_url)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+INSERT INTO boxes (id, name, kind, thread_id, backend_id, host, guest_ref, has_screen, screen_url, owner_host)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 RETURNING id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id, owner_host
 `
 
@@ -151,8 +151,11 @@ type CoreBoxInsertParams struct {
 	GuestRef  string
 	HasScreen bool
 	ScreenURL string
+	OwnerHost *string
 }
 
+// owner_host: the host that made it, on a one-host backend (NULL: the
+// trigger boxes_owner_host gives a local box its host).
 func (q *Queries) CoreBoxInsert(ctx context.Context, db DBTX, arg CoreBoxInsertParams) (Box, error) {
 	row := db.QueryRow(ctx, coreBoxInsert,
 		arg.ID,
@@ -164,6 +167,7 @@ func (q *Queries) CoreBoxInsert(ctx context.Context, db DBTX, arg CoreBoxInsertP
 		arg.GuestRef,
 		arg.HasScreen,
 		arg.ScreenURL,
+		arg.OwnerHost,
 	)
 	var i Box
 	err := row.Scan(
@@ -190,8 +194,8 @@ func (q *Queries) CoreBoxInsert(ctx context.Context, db DBTX, arg CoreBoxInsertP
 }
 
 const coreBoxInsertFork = `-- name: CoreBoxInsertFork :one
-INSERT INTO boxes (id, name, kind, thread_id, backend_id, host, guest_ref, forked_from, has_screen)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+INSERT INTO boxes (id, name, kind, thread_id, backend_id, host, guest_ref, forked_from, has_screen, owner_host)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 RETURNING id, name, kind, system, thread_id, backend_id, host, guest_ref, generation, has_screen, screen_url, presence, forked_from, state, created_at, released_at, head_id, owner_host
 `
 
@@ -205,6 +209,7 @@ type CoreBoxInsertForkParams struct {
 	GuestRef   string
 	ForkedFrom json.RawMessage
 	HasScreen  bool
+	OwnerHost  *string
 }
 
 func (q *Queries) CoreBoxInsertFork(ctx context.Context, db DBTX, arg CoreBoxInsertForkParams) (Box, error) {
@@ -218,6 +223,7 @@ func (q *Queries) CoreBoxInsertFork(ctx context.Context, db DBTX, arg CoreBoxIns
 		arg.GuestRef,
 		arg.ForkedFrom,
 		arg.HasScreen,
+		arg.OwnerHost,
 	)
 	var i Box
 	err := row.Scan(

@@ -151,8 +151,8 @@ func (q *Queries) SweepFailedOld(ctx context.Context, db DBTX, stateAt time.Time
 }
 
 const sweepGoneBoxInsert = `-- name: SweepGoneBoxInsert :exec
-INSERT INTO boxes (id, name, kind, backend_id, host, guest_ref, state, released_at)
-VALUES ($1, $2, $3, $4, $5, $6, 'released', $7)
+INSERT INTO boxes (id, name, kind, backend_id, host, guest_ref, state, released_at, owner_host)
+VALUES ($1, $2, $3, $4, $5, $6, 'released', $7, $8)
 ON CONFLICT (id) DO NOTHING
 `
 
@@ -164,6 +164,7 @@ type SweepGoneBoxInsertParams struct {
 	Host       string
 	GuestRef   string
 	ReleasedAt *time.Time
+	OwnerHost  *string
 }
 
 func (q *Queries) SweepGoneBoxInsert(ctx context.Context, db DBTX, arg SweepGoneBoxInsertParams) error {
@@ -175,6 +176,7 @@ func (q *Queries) SweepGoneBoxInsert(ctx context.Context, db DBTX, arg SweepGone
 		arg.Host,
 		arg.GuestRef,
 		arg.ReleasedAt,
+		arg.OwnerHost,
 	)
 	return err
 }

@@ -1,0 +1,282 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/operations"
+	"github.com/boxsnap/boxsnap/providers/qemu/qemutest"
+)
+
+// TestQEMUBoxOwnedByItsHost runs the built binary as two hosts on one
+// database, each with a QEMU backend of the same ID on a libvirtd of its
+// own. A QEMU box made on host-a is host-a's; its takes and restores run
+// on host-a's queue and succeed while host-b's workers run; host-b, started
+// after the box's snapshots exist (its reconcile at start) and running its
+// periodic work, never marks host-a's guest gone nor its snapshots
+// missing; host-b's hosts list says host-a owns it; a move to host-b is
+// refused in words that say no content store carries it; and a box whose
+// owner was cleared (as one made before QEMU boxes had an owner) becomes
+// host-a's again, the host whose libvirtd lists it.
+func TestQEMUBoxOwnedByItsHost(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	dA, dB := qemutest.OwnLibvirtd(t), qemutest.OwnLibvirtd(t)
+	tpl := qemuTemplates(t, qemutest.Guest(t))
+	h := newBinHosts(t)
+	short := []string{"BOXSNAP_QEMU_TEMPLATES=" + tpl, "BOXSNAP_RECONCILE_INTERVAL=5s", "BOXSNAP_ROOM_INTERVAL=5s", "BOXSNAP_HOSTS_INTERVAL=5s"}
+	_, baseA := h.start("host-a", append([]string{"BOXSNAP_QEMU_SOCKET=" + dA.Socket}, short...), "serve")
+	tok, err := personToken(ctx, baseA, Password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	onA := newSoakHTTP(baseA, tok)
+	var made struct {
+		ID string `json:"id"`
+	}
+	if err := onA.do(ctx, "POST", "/api/v1/boxes", map[string]string{"name": "amber-fox", "backend": "qemu", "kind": "linux", "template": "busybox"}, &made); err != nil {
+		t.Fatalf("make the QEMU box on host-a: %v", err)
+	}
+	conn, err := pgx.Connect(ctx, strings.TrimSuffix(h.dsn, " pool_max_conns=12"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	owner := func() string {
+		t.Helper()
+		var o *string
+		if err := conn.QueryRow(ctx, "SELECT owner_host FROM boxes WHERE id = $1", made.ID).Scan(&o); err != nil {
+			t.Fatal(err)
+		}
+		if o == nil {
+			return ""
+		}
+		return *o
+	}
+	if got := owner(); got != "host-a" {
+		t.Fatalf("the QEMU box made on host-a is owned by %q, not host-a", got)
+	}
+	take := func(api *soakHTTP, name string) {
+		t.Helper()
+		var op struct {
+			Operation struct {
+				State, Error string
+			} `json:"operation"`
+		}
+		if err := api.do(ctx, "POST", "/api/v1/boxes/amber-fox/snapshots?wait=true", map[string]string{"name": name}, &op); err != nil {
+			t.Fatalf("take %s (asked on %s): %v", name, api.base, err)
+		}
+		if op.Operation.State != "done" {
+			t.Fatalf("take %s (asked on %s) ended %s: %s", name, api.base, op.Operation.State, op.Operation.Error)
+		}
+	}
+	take(onA, "first")
+	take(onA, "second")
+
+	// host-b starts now: its reconcile at start lists its own libvirtd,
+	// which never held amber-fox.
+	// An operation is asked on the box's own host (a page on another host
+	// plans it against that host's libvirtd, and refuses it), while both
+	// hosts' workers run.
+	procB, baseB := h.start("host-b", append([]string{"BOXSNAP_QEMU_SOCKET=" + dB.Socket}, short...), "serve")
+	onB := newSoakHTTP(baseB, tok)
+	for _, name := range []string{"first", "second"} {
+		var op struct {
+			Operation struct {
+				ID string `json:"id"`
+			} `json:"operation"`
+		}
+		if err := onA.do(ctx, "POST", "/api/v1/boxes/amber-fox/snapshots/"+name+"/restore", map[string]any{"replace": true}, &op); err != nil {
+			t.Fatalf("restore %s: %v", name, err)
+		}
+		if state := waitEnded(ctx, t, onA, op.Operation.ID); state != "done" {
+			t.Fatalf("the restore of %s ended %s", name, state)
+		}
+		take(onA, "after the restore of "+name)
+	}
+
+	// host-b's own reconcile of its one-host backends runs, more than once.
+	reconciledOnB := func() int {
+		var n int
+		_ = conn.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'sweep' AND args->>'name' = 'reconcile-here'
+			AND args->>'host' = 'host-b' AND state = 'completed'`).Scan(&n)
+		return n
+	}
+	waitFor(ctx, t, "host-b reconciles its own QEMU backend twice", func() bool { return reconciledOnB() >= 2 })
+	allReady(ctx, t, conn, made.ID, "host-b's reconcile")
+	var missing int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM guest_missing WHERE box_id = $1", made.ID).Scan(&missing); err != nil {
+		t.Fatal(err)
+	}
+	var gone int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM box_log WHERE box_id = $1 AND kind = 'guest-gone'", made.ID).Scan(&gone); err != nil {
+		t.Fatal(err)
+	}
+	if missing+gone > 0 {
+		t.Fatalf("host-b's reconcile judged host-a's guest gone (%d missing, %d logged)", missing, gone)
+	}
+
+	// Every operation of amber-fox ran from host-a's own queue.
+	jobs, err := conn.Query(ctx, "SELECT DISTINCT queue FROM river_job WHERE kind <> 'sweep' AND args->>'box' = $1", made.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	queues := []string{}
+	for jobs.Next() {
+		var q string
+		if err := jobs.Scan(&q); err != nil {
+			t.Fatal(err)
+		}
+		queues = append(queues, q)
+	}
+	if jobs.Err() != nil {
+		t.Fatal(jobs.Err())
+	}
+	if len(queues) != 1 || queues[0] != operations.HostQueue("host-a") {
+		t.Fatalf("amber-fox's operations went on the queues %v, not host-a's %s alone", queues, operations.HostQueue("host-a"))
+	}
+
+	// host-b's list of the hosts says host-a owns the box.
+	var hostsAnswer struct {
+		Hosts []struct {
+			Name  string `json:"name"`
+			Boxes int64  `json:"boxes"`
+		} `json:"hosts"`
+	}
+	if err := onB.do(ctx, "GET", "/api/v1/hosts", nil, &hostsAnswer); err != nil {
+		t.Fatal(err)
+	}
+	owned := map[string]int64{}
+	for _, x := range hostsAnswer.Hosts {
+		owned[x.Name] = x.Boxes
+	}
+	if owned["host-a"] != 1 || owned["host-b"] != 0 {
+		t.Fatalf("host-b's list of hosts: %+v", hostsAnswer.Hosts)
+	}
+
+	// A move to host-b is refused, saying why and what carries it instead.
+	err = onB.do(ctx, "POST", "/api/v1/boxes/amber-fox/move", map[string]string{"host": "host-b"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "no content store carries") || !strings.Contains(err.Error(), "Export one of its snapshots on host host-a") {
+		t.Fatalf("the move of a QEMU box to host-b: %v", err)
+	}
+	if got := owner(); got != "host-a" {
+		t.Fatalf("after a refused move the box is owned by %q", got)
+	}
+
+	// A box no host owns (as one made before QEMU boxes had an owner)
+	// becomes the host's whose libvirtd lists it: host-a's, never host-b's.
+	if _, err := conn.Exec(ctx, "UPDATE boxes SET owner_host = NULL WHERE id = $1", made.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(ctx, t, "amber-fox owned again", func() bool { return owner() != "" })
+	if got := owner(); got != "host-a" {
+		t.Fatalf("the box no host owned became %q's, not host-a's whose libvirtd holds it", got)
+	}
+
+	// host-b runs again with no QEMU backend at all: its reconcile (at
+	// start, and its own on its queue) leaves host-a's QEMU snapshots
+	// ready, as a backend not in its settings may be another host's.
+	procB.stop()
+	before := reconciledOnB()
+	h.start("host-b", short[1:], "serve")
+	waitFor(ctx, t, "host-b, without QEMU, reconciles twice", func() bool { return reconciledOnB() >= before+2 })
+	allReady(ctx, t, conn, made.ID, "host-b's reconcile without a QEMU backend")
+}
+
+// allReady fails the test unless each of box's snapshots (four at least)
+// is ready after what, and none was ever marked unavailable (host-a's
+// reconcile would bring it back ready: its box log keeps the mark).
+func allReady(ctx context.Context, t *testing.T, conn *pgx.Conn, box, what string) {
+	t.Helper()
+	var marked int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM box_log WHERE box_id = $1 AND kind = 'snapshot-unavailable'", box).Scan(&marked); err != nil {
+		t.Fatal(err)
+	}
+	if marked > 0 {
+		t.Errorf("%d of host-a's snapshots were marked unavailable by %s", marked, what)
+	}
+	rows, err := conn.Query(ctx, "SELECT name, state FROM snapshots WHERE box_id = $1", box)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snaps := map[string]string{}
+	for rows.Next() {
+		var name, state string
+		if err := rows.Scan(&name, &state); err != nil {
+			t.Fatal(err)
+		}
+		snaps[name] = state
+	}
+	if rows.Err() != nil {
+		t.Fatal(rows.Err())
+	}
+	if len(snaps) < 4 {
+		t.Fatalf("the box's snapshots: %v", snaps)
+	}
+	for name, state := range snaps {
+		if state != "ready" {
+			t.Errorf("snapshot %s of host-a's box is %s after %s", name, state, what)
+		}
+	}
+}
+
+// qemuTemplates makes a QEMU templates folder holding the test guest as
+// the template busybox, and answers it.
+func qemuTemplates(t *testing.T, g qemutest.GuestFiles) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "templates")
+	one := filepath.Join(dir, "busybox")
+	if err := os.MkdirAll(one, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for from, to := range map[string]string{g.Kernel: "vmlinuz", g.Initrd: "initrd.img", g.Disk: "disk.qcow2"} {
+		if err := copyPlain(from, filepath.Join(one, to)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	js, err := json.Marshal(map[string]any{"cmdline": g.Cmdline, "memoryMiB": 256, "cpus": 1, "identityReset": qemutest.ResetVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(one, "template.json"), js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// copyPlain copies the file from to to.
+func copyPlain(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	return errors.Join(err, out.Close())
+}
+
+// waitFor polls ok every half second until it holds, failing the test
+// with what at the context's end.
+func waitFor(ctx context.Context, t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for !ok() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: never happened (%v)", what, ctx.Err())
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
