@@ -3,7 +3,6 @@ package qemu
 import (
 	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -17,6 +16,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
@@ -111,6 +112,10 @@ func (b *archives) ImportSnapshots(ctx context.Context, opts providers.ImportOpt
 	var total int64
 	for i, r := range archives {
 		s, err := b.stage(ctx, r, tmp, DefaultMaxImportBytes-total)
+		var re *providers.RefusedError
+		if errors.As(err, &re) {
+			return nil, &providers.RefusedError{Why: importRefusedWords(i+1, re.Why)}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("archive %d: %w", i+1, err)
 		}
@@ -161,20 +166,41 @@ func (b *archives) importedRef(group, id string) providers.SnapshotRef {
 
 // stage reads one archive into dir and checks it: its first member what it
 // is, its second its disk, nothing else; the disk's hash and size as the
-// first says, at most limit bytes, and its qcow2 (checkQcow2).
+// first says, at most limit bytes, and its qcow2 (checkQcow2). A stream
+// that breaks anywhere (cut short, damaged) or goes on past its tar's end
+// is the archive's fault, refused in words whatever part of it was being
+// read (providers.ArchiveStream); a write that fails stays the host's.
 func (b *archives) stage(ctx context.Context, r io.Reader, dir string, limit int64) (*staged, error) {
-	zr, err := gzip.NewReader(r)
+	zs, err := providers.OpenArchive(r)
 	if err != nil {
-		return nil, &providers.RefusedError{Why: "It is not a QEMU snapshot's archive: it is not gzip-compressed."}
+		return nil, err
 	}
-	tr := tar.NewReader(zr)
+	s, err := b.stageTar(tar.NewReader(zs), dir, limit)
+	if err == nil {
+		err = zs.End()
+	}
+	if err != nil {
+		return nil, zs.Fault(err)
+	}
+	if _, err := checkQcow2(ctx, s.disk, s.info.Base != ""); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.info.ID, err)
+	}
+	return s, nil
+}
+
+// stageTar reads one archive's tar into dir (stage). An error of the tar
+// or of its stream is answered as it is, for stage to say in words.
+func (b *archives) stageTar(tr *tar.Reader, dir string, limit int64) (*staged, error) {
 	hd, err := tr.Next()
-	if err != nil || hd.Name != archiveMeta || hd.Typeflag != tar.TypeReg || hd.Size > maxMetaBytes {
+	if err != nil {
+		return nil, err
+	}
+	if hd.Name != archiveMeta || hd.Typeflag != tar.TypeReg || hd.Size > maxMetaBytes {
 		return nil, &providers.RefusedError{Why: "It is not a QEMU snapshot's archive: it does not begin with what it is."}
 	}
 	raw, err := io.ReadAll(io.LimitReader(tr, maxMetaBytes))
 	if err != nil {
-		return nil, &providers.RefusedError{Why: "Its first member cannot be read: " + err.Error()}
+		return nil, err
 	}
 	var info archiveInfo
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -186,7 +212,13 @@ func (b *archives) stage(ctx context.Context, r io.Reader, dir string, limit int
 		return nil, err
 	}
 	hd, err = tr.Next()
-	if err != nil || hd.Name != archiveDisk || hd.Typeflag != tar.TypeReg {
+	if err == io.EOF {
+		return nil, &providers.RefusedError{Why: fmt.Sprintf("The archive of %s does not hold its disk.", info.ID)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if hd.Name != archiveDisk || hd.Typeflag != tar.TypeReg {
 		return nil, &providers.RefusedError{Why: fmt.Sprintf("The archive of %s does not hold its disk next.", info.ID)}
 	}
 	if hd.Size != info.DiskBytes || hd.Size > limit {
@@ -198,26 +230,21 @@ func (b *archives) stage(ctx context.Context, r io.Reader, dir string, limit int
 		return nil, err
 	}
 	h := sha256.New()
-	src := &readErrs{r: io.LimitReader(tr, hd.Size)}
-	_, err = io.Copy(io.MultiWriter(f, h), src)
+	_, err = io.Copy(io.MultiWriter(f, h), io.LimitReader(tr, hd.Size))
 	if cerr := f.Close(); err == nil {
 		err = cerr
-	}
-	if src.err != nil {
-		// A stream that breaks part-way is the archive's fault, never the host's.
-		return nil, &providers.RefusedError{Why: fmt.Sprintf("The disk of %s cannot be read from its archive, which is damaged or cut short (%v).", info.ID, src.err)}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("unpack the disk of %s: %w", info.ID, err)
 	}
 	if hex.EncodeToString(h.Sum(nil)) != info.DiskSha256 {
-		return nil, &providers.RefusedError{Why: fmt.Sprintf("The disk of %s does not match its SHA-256.", info.ID)}
+		return nil, &providers.RefusedError{Why: fmt.Sprintf("The disk of %s does not match its hash.", info.ID)}
 	}
-	if _, err := tr.Next(); err != io.EOF {
+	switch _, err := tr.Next(); {
+	case err == nil:
 		return nil, &providers.RefusedError{Why: fmt.Sprintf("The archive of %s holds more than its disk.", info.ID)}
-	}
-	if _, err := checkQcow2(ctx, disk, info.Base != ""); err != nil {
-		return nil, fmt.Errorf("%s: %w", info.ID, err)
+	case err != io.EOF:
+		return nil, err
 	}
 	return &staged{info: info, disk: disk}, nil
 }
@@ -411,17 +438,12 @@ func (b *archives) removeImported(id string) error {
 	return nil
 }
 
-// readErrs remembers the error its reader gave, so a copy can tell a
-// damaged archive from a failed write.
-type readErrs struct {
-	r   io.Reader
-	err error
-}
-
-func (e *readErrs) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err != nil && err != io.EOF {
-		e.err = err
+// importRefusedWords says why archive pos of a batch was refused, and that
+// nothing was imported: "Archive 2 of the batch: it is cut short: …".
+func importRefusedWords(pos int, why string) string {
+	why = strings.TrimSuffix(why, ".")
+	if r, n := utf8.DecodeRuneInString(why); n > 0 && !(len(why) > n && unicode.IsUpper(rune(why[n]))) {
+		why = string(unicode.ToLower(r)) + why[n:]
 	}
-	return n, err
+	return fmt.Sprintf("Archive %d of the batch: %s. Nothing was imported.", pos, why)
 }
