@@ -69,7 +69,7 @@ func (s snapshotChanges) checkFork(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx, c := r.Context(), caller(r)
-	b, sn, plan, err := s.core.Plan(ctx, c, box, ref)
+	b, sn, plan, _, err := s.forks.Plan(ctx, c, box, ref)
 	if err == nil {
 		err = snapshots.MayAct(c, snapshots.ActFork, b, sn)
 	}

@@ -341,7 +341,7 @@ func (e *Engine) insertJob(ctx context.Context, tx pgx.Tx, op *Operation) error 
 	if op.BoxID != nil {
 		box = *op.BoxID
 	}
-	opts, err := e.jobOpts(ctx, tx, box)
+	opts, err := e.jobOpts(ctx, tx, box, op.Params)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -23,6 +24,11 @@ import (
 // hands it straight to a worker that can run it. The owner is read when the
 // job goes in, in the admitting transaction, so a move or a takeover that
 // changed it first sends the box's next operations to the new host.
+//
+// An operation that makes its box's data on another host than the box's
+// owner (a fork asked on host-b of a snapshot of a box host-a owns: the
+// new box lands on host-b) names that host in its parameters (RunsOn), and
+// its job goes on that host's queue instead, on admission and on resume.
 
 // HostQueue is the River queue of the operations of the boxes host owns:
 // "ops-", the host's name in River's letters (lower case, digits, dashes)
@@ -51,9 +57,23 @@ func HostQueue(host string) string {
 	return "ops-" + name + "-" + hex.EncodeToString(sum[:4])
 }
 
-// jobOpts are the insert options of box's operation job: its owner's queue
+// RunsOn, embedded in an operation's parameters, names the host the
+// operation runs on when that is not its box's owner; empty: its box's
+// owner, or any host.
+type RunsOn struct {
+	RunsOn string `json:"runsOn,omitempty"`
+}
+
+// jobOpts are the insert options of box's operation job with parameters
+// params: the queue of the host params name (RunsOn), else of box's owner
 // when a host owns it, else nil (Args.InsertOpts: Queue).
-func (e *Engine) jobOpts(ctx context.Context, tx pgx.Tx, box string) (*river.InsertOpts, error) {
+func (e *Engine) jobOpts(ctx context.Context, tx pgx.Tx, box string, params json.RawMessage) (*river.InsertOpts, error) {
+	var on RunsOn
+	if len(params) > 0 && json.Unmarshal(params, &on) == nil && on.RunsOn != "" {
+		opts := Args{}.InsertOpts()
+		opts.Queue = HostQueue(on.RunsOn)
+		return &opts, nil
+	}
 	if box == "" {
 		return nil, nil
 	}

@@ -313,7 +313,7 @@ func (e *Engine) Resume(ctx context.Context, op *Operation, fromUnknown bool) (b
 		if again.BoxID != nil {
 			box = *again.BoxID
 		}
-		opts, err := e.jobOpts(ctx, tx, box)
+		opts, err := e.jobOpts(ctx, tx, box, again.Params)
 		if err != nil {
 			return err
 		}

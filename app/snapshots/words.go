@@ -1033,6 +1033,12 @@ func NoHistoryToDeleteWords(box string) string {
 	return fmt.Sprintf("%s has no automatic snapshots to delete.", box)
 }
 
+// NotSharedWords: a move, a takeover, or a fork asked on another host, of
+// a box whose snapshots only its host reaches.
+func NotSharedWords(box, host string) string {
+	return fmt.Sprintf("%s's snapshots are on host %s only; set a content store to move boxes between hosts.", box, host)
+}
+
 // CannotBeForkedWords: a backend's plan forks nothing of the snapshot and
 // says no reason of its own (where: "on pve-1"); the refusal, the fork
 // dialog, the rows and the API's check say it.

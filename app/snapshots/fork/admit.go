@@ -32,8 +32,12 @@ func (s *Forks) admitForks(ctx context.Context, c snapshots.Caller, b *snapshots
 	if err := s.forkPlanned(ctx, b, sn); err != nil {
 		return nil, err
 	}
+	on, err := s.runsOn(ctx, b)
+	if err != nil {
+		return nil, err
+	}
 	ops := make([]*snapshots.Operation, 0, len(f.names))
-	err := store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
+	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
 		b, sn, err := s.k.ChangeNow(ctx, tx, b.ID, sn.ID, f.snapRef, snapshots.ChangeFork)
 		if err != nil {
 			return err
@@ -43,7 +47,7 @@ func (s *Forks) admitForks(ctx context.Context, c snapshots.Caller, b *snapshots
 		}
 		for i, name := range f.names {
 			op, err := s.k.Admit(ctx, tx, snapshots.OpRequest{Kind: snapshots.OpFork, Box: b, Target: sn, Pins: []string{sn.ID}, Caller: c,
-				RequestID: f.requestID(i), Params: ForkParams{Name: name, BoxID: snapshots.NewID(snapshots.PrefixBox), Thread: thread}})
+				RequestID: f.requestID(i), Params: ForkParams{RunsOn: on, Name: name, BoxID: snapshots.NewID(snapshots.PrefixBox), Thread: thread}})
 			if err != nil {
 				return err
 			}
@@ -77,8 +81,9 @@ func forkThread(c snapshots.Caller, asMachine bool, b *snapshots.Box, sn *snapsh
 
 // forkPlanned refuses a fork of sn the core's rules or its backend's plan
 // refuse: in the core's words before the backend is asked. A released box
-// has no guest to plan on: its kept snapshot forks as it is, and the
-// backend's fork says if it cannot.
+// has no guest to plan on, nor has a box another host owns here: its
+// snapshot forks as it is (once this host reaches its content,
+// checkElsewhere), and the backend's fork says if it cannot.
 func (s *Forks) forkPlanned(ctx context.Context, b *snapshots.Box, sn *snapshots.Snapshot) error {
 	be, err := s.k.Backend(b.BackendID)
 	if err != nil {
@@ -87,8 +92,17 @@ func (s *Forks) forkPlanned(ctx context.Context, b *snapshots.Box, sn *snapshots
 	if err := snapshots.Eligible(sn, snapshots.ChangeFork, nil, s.now(), s.k.TimeZone(ctx)); err != nil {
 		return err
 	}
+	owner, err := s.ownerElsewhere(ctx, b)
+	if err != nil {
+		return err
+	}
+	if owner != "" {
+		if err := s.checkElsewhere(ctx, b, sn, owner); err != nil {
+			return err
+		}
+	}
 	plan := providers.SnapshotPlan{Fork: providers.ForkPlan{OK: true}}
-	if b.State != snapshots.BoxReleased {
+	if b.State != snapshots.BoxReleased && owner == "" {
 		ref := snapshots.RefOf(sn, b)
 		if plan, err = s.k.PlanNow(ctx, b, be, &ref); err != nil {
 			return s.k.PlanError(b, be, err)

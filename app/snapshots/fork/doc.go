@@ -1,7 +1,10 @@
 // Package fork is the fork: a new box made from a snapshot of another
-// (Fork admits it on the source box's queue, pinning the snapshot), its
+// (Fork admits it in the source box's order, pinning the snapshot), its
 // guest copied by the backend, recorded with its own identity, armed,
-// started and checked before it is ready. ForkMany admits several forks of
+// started and checked before it is ready. The new box lands on the host
+// the fork is asked on, even when another host owns the source box, from
+// the snapshot's content in a content store every host reaches
+// (another.go). ForkMany admits several forks of
 // one snapshot in one call, all or none, each then an operation, box and
 // result of its own. A fork of the box as it is now starts here too, for
 // every surface: CaptureNow checks it (the plan, room for the take and

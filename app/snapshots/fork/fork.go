@@ -27,9 +27,11 @@ type ForkRequest struct {
 	RequestID string
 }
 
-// Fork admits a fork on the source box's queue: the source's take, restore
+// Fork admits a fork in the source box's order: the source's take, restore
 // and release wait for it, and its snapshot stays pinned until the fork is
-// ready or failed.
+// ready or failed. Its job goes on the queue of the host it is asked on,
+// where the new box lands, even when another host owns the source box
+// (another.go).
 func (s *Forks) Fork(ctx context.Context, c snapshots.Caller, req ForkRequest) (*snapshots.Operation, error) {
 	if op, err := s.k.Repeated(ctx, c, req.RequestID, snapshots.OpFork, req.Box, req.Snapshot); err != nil || op != nil {
 		return op, err

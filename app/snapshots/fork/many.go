@@ -40,9 +40,10 @@ func (s *Forks) MaxCount() int { return s.maxCount }
 // ForkMany admits Count forks of one snapshot, all or none: every check
 // (the count, each new name, the snapshot's plan, the box's state) passes
 // for all of them before any is admitted, and all are admitted in one
-// transaction. Each is then an operation of its own on the source box's
-// queue, with its own new box, identity and result, so a fork that fails
-// leaves the others as they are. It answers the operations in the order
+// transaction. Each is then an operation of its own in the source box's
+// order, run on the host it is asked on (as Fork's), with its own new
+// box, identity and result, so a fork that fails leaves the others as
+// they are. It answers the operations in the order
 // of their names.
 func (s *Forks) ForkMany(ctx context.Context, c snapshots.Caller, req ForkManyRequest) ([]*snapshots.Operation, error) {
 	if req.Count < 1 || req.Count > s.maxCount {

@@ -57,6 +57,11 @@ func (s *Forks) CaptureNow(ctx context.Context, c snapshots.Caller, req NowReque
 // the names again when it is admitted.
 func (s *Forks) CheckNow(ctx context.Context, c snapshots.Caller, req NowRequest) error {
 	b, _, plan, err := s.k.Plan(ctx, c, req.Box, "")
+	if b != nil {
+		if err := s.notHereNow(ctx, b); err != nil {
+			return err
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,9 @@ type Forks struct {
 	// taker takes the snapshot a fork of the box now starts from
 	// (UseTaker); nil until app/snapshots/seams gives it.
 	taker taker
+	// host is the host this process runs on, where a fork asked here
+	// lands; empty: the source box's own host.
+	host string
 }
 
 // kernel is what a fork uses of the core: the backends, the record reads
@@ -83,6 +86,9 @@ const DefaultMaxCount = 10
 // ForkParams are a fork's parameters on its operation: the new box's name
 // and ID, fixed at admission, and its thread.
 type ForkParams struct {
+	// RunsOn is the host the fork runs on, where its new box lands: the
+	// host it was asked on, when a host owns the source box.
+	operations.RunsOn
 	Name   string  `json:"name"`
 	BoxID  string  `json:"boxId"`
 	Thread *string `json:"thread,omitempty"`
@@ -112,6 +118,10 @@ type Options struct {
 	// MaxCount is the most boxes one fork call makes; 0 is
 	// DefaultMaxCount.
 	MaxCount int
+	// Host is the host this process runs on: a fork asked here of a box
+	// another host owns makes its new box here (another.go); empty forks
+	// on the source box's host only.
+	Host string
 }
 
 // New makes the forks on the core k and registers their kind of operation
@@ -120,7 +130,7 @@ func New(k kernel, opts Options) (*Forks, error) {
 	if k == nil || opts.Store == nil {
 		return nil, errors.New("fork: the core and a store are required")
 	}
-	s := &Forks{k: k, st: opts.Store, install: k.Install(), now: opts.Now, logger: opts.Logger, maxCount: opts.MaxCount}
+	s := &Forks{k: k, st: opts.Store, install: k.Install(), host: opts.Host, now: opts.Now, logger: opts.Logger, maxCount: opts.MaxCount}
 	if s.maxCount <= 0 {
 		s.maxCount = DefaultMaxCount
 	}

@@ -95,3 +95,24 @@ func forkRoomWords(where string, free, need int64, count int, shared, ownDisks b
 // forkNoRoomWords: a fork whose backend ran out of disk room part-way;
 // what it had made is gone.
 const forkNoRoomWords = "The disk ran out of room while the fork was made (no space left on device): nothing of it was kept. Make room on the host, then fork again."
+
+// notShippedWords: a fork asked on another host of a snapshot its box's
+// host has not shipped to the content store yet.
+func notShippedWords(box, snapshot, host string) string {
+	return fmt.Sprintf("%s's snapshot ‘%s’ is on host %s only until that host ships it to the content store; fork it on host %s, or try again later.",
+		box, snapshot, host, host)
+}
+
+// forkNowElsewhereWords: a fork of a box as it is now asked on another
+// host than the box's own.
+func forkNowElsewhereWords(box, host string) string {
+	return fmt.Sprintf("%s is on host %s: fork it as it is now from host %s's own pages, API or CLI, or fork one of its ready snapshots here.",
+		box, host, host)
+}
+
+// LandsHereWords: the fork dialog on a snapshot of a box another host
+// owns says where the new box lands.
+func LandsHereWords(box, owner, here string) string {
+	return fmt.Sprintf("It lands on this host, %s, which owns it: %s is on host %s, and the snapshot's files come from the content store.",
+		here, box, owner)
+}

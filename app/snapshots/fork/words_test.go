@@ -33,6 +33,7 @@ func TestWordsShape(t *testing.T) {
 	sentences := []string{
 		forkCountWords(11, 10), forkNamesTakenWords([]string{"fix-2"}), forkNamesTakenWords([]string{"fix-1", "fix-3"}),
 		forkCountReusedWords("rq1", 3), forkCountReusedWords("rq1", 0),
+		notShippedWords(box, sn, "host-a"), forkNowElsewhereWords(box, "host-a"), LandsHereWords(box, "host-a", "host-b"),
 	}
 	for _, w := range append(phrases, sentences...) {
 		if w == "" || strings.TrimSpace(w) != w || strings.Contains(w, "  ") || strings.Contains(w, "%!") {

@@ -30,11 +30,8 @@ import (
 // backend while host-a still owns the box: host-b's cache is empty, so
 // every object is fetched from the bucket and checked, and the fork holds
 // the tree as it was at the take, byte-exact, not the files host-a's box
-// changed after it. Through the binary (e2e's TestRestoreOnAnotherHost) a
-// fork asked on host-b of a box host-a owns is refused, its plan reading
-// the box's folder there, so this backend-level fork is the one that
-// proves the fetch onto an empty cache; that test restores the box on
-// host-b and forks it there after the move.
+// changed after it. Through the binary, e2e's TestForkOnAnotherHost forks
+// such a snapshot on host-b through the API and the CLI.
 func TestAForkOfAnotherHostsBoxFetchesEveryObject(t *testing.T) {
 	srv := s3test.Start(t)
 	cfg := srv.Bucket(t)

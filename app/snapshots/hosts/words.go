@@ -12,10 +12,9 @@ import (
 // host marked gone, and the box log's events of a move and a takeover.
 
 // notSharedWords: a move or a takeover of a box whose snapshots only its
-// host reaches.
-func notSharedWords(box, host string) string {
-	return fmt.Sprintf("%s's snapshots are on host %s only; set a content store to move boxes between hosts.", box, host)
-}
+// host reaches, in the core's words, which a fork asked on another host
+// says too.
+func notSharedWords(box, host string) string { return snapshots.NotSharedWords(box, host) }
 
 // noOwnerWords: a move of a box that no host owns.
 func noOwnerWords(box, backend string) string {

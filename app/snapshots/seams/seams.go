@@ -88,16 +88,16 @@ func New(core *snapshots.Service, opts Options) (*Seams, error) {
 	if err != nil {
 		return nil, err
 	}
-	fk, err := fork.New(core, fork.Options{Store: st, Now: now, Logger: logger, MaxCount: opts.ForkMaxCount})
+	host := opts.Host
+	if host == "" {
+		host, _ = os.Hostname()
+	}
+	fk, err := fork.New(core, fork.Options{Store: st, Now: now, Logger: logger, MaxCount: opts.ForkMaxCount, Host: host})
 	if err != nil {
 		return nil, err
 	}
 	// A fork of the box now starts from the take's snapshot.
 	fk.UseTaker(forkTaker{tk})
-	host := opts.Host
-	if host == "" {
-		host, _ = os.Hostname()
-	}
 	sw, err := sweeps.New(sweeps.Options{Store: st, Kernel: core, Snaps: kp, Taker: tk, Boxes: bx, Straight: rs, Logger: logger, Now: now,
 		RetryKeysKeptFor: opts.RetryKeysKeptFor, Host: host})
 	if err != nil {

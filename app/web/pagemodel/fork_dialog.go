@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -22,7 +23,9 @@ const (
 // name, where it goes, its size, its time and space, and what a fork is.
 func (dlg *DialogBuilder) ForkDialog(r Request, boxRef, ref string) (Dialog, error) {
 	ctx := r.Context()
-	b, sn, plan, err := dlg.core.Plan(ctx, snapshots.Owner(), boxRef, ref)
+	// A box another host owns has no folder here to plan on: the fork
+	// lands on this host, from the snapshot's content in the content store.
+	b, sn, plan, owner, err := dlg.forks.Plan(ctx, snapshots.Owner(), boxRef, ref)
 	if b == nil || sn == nil {
 		if err == nil {
 			err = fmt.Errorf("fork dialog: no snapshot %s", ref)
@@ -82,12 +85,17 @@ func (dlg *DialogBuilder) ForkDialog(r Request, boxRef, ref string) (Dialog, err
 		size += ", " + snapshots.GB(*plan.Fork.Bytes) + " of files"
 	}
 	d.Lines = append(d.Lines, size+".")
+	if owner != "" {
+		d.Lines = append(d.Lines, fork.LandsHereWords(b.Name, owner, dlg.forks.This()))
+	}
 	line := aboutWords(plan.Fork.About)
 	if plan.Fork.Bytes != nil {
 		be, _ := dlg.core.BackendOf(b)
 		line += fmt.Sprintf(", and %s on %s", snapshots.GB(*plan.Fork.Bytes), hostName(be, b))
 	}
-	d.Lines = append(d.Lines, line+".")
+	if owner == "" {
+		d.Lines = append(d.Lines, line+".")
+	}
 	at := sn.TakenAt.In(tz).Format("15:04")
 	if time.Since(sn.TakenAt) > 6*24*time.Hour {
 		at = sn.TakenAt.In(tz).Format("2 Jan 15:04")

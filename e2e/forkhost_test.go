@@ -1,0 +1,177 @@
+package e2e
+
+import (
+	"context"
+	"crypto/rand"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/boxsnap/boxsnap/app/operations"
+	"github.com/boxsnap/boxsnap/providers/local"
+	"github.com/boxsnap/boxsnap/providers/local/objstore/s3test"
+)
+
+// TestForkOnAnotherHost runs the built binary as two hosts on one
+// database and one versitygw bucket. A snapshot of a box host-a owns is
+// forked on host-b, through the API and then into two boxes through the
+// CLI: each fork's job goes on host-b's queue, its new box is host-b's,
+// and it holds the snapshot's tree byte-exact, fetched from the bucket,
+// while the box it came from stays host-a's. A fork of host-a's box as it
+// is now, asked on host-b, is refused in words saying where to ask it.
+func TestForkOnAnotherHost(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	h := newBinHosts(t)
+	if err := local.Passable(h.root, os.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	env := bucketEnv(bucket)
+	_, baseA := h.start("host-a", env, "serve")
+	_, baseB := h.start("host-b", env, "serve")
+	tok, err := personToken(ctx, baseA, Password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	onA, onB := newSoakHTTP(baseA, tok), newSoakHTTP(baseB, tok)
+	conn, err := pgx.Connect(ctx, strings.TrimSuffix(h.dsn, " pool_max_conns=12"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+
+	amber := makeBox(ctx, t, onA, "amber-fox")
+	dirA := h.boxDir("host-a", amber)
+	big := make([]byte, 6<<20) // over 4 MiB: it ships as chunks
+	if _, err := rand.Read(big); err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string][]byte{"notes.txt": []byte("on host-a"), "src/deep/x.txt": []byte("x"), "big.bin": big} {
+		p := filepath.Join(dirA, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("src/deep/x.txt", filepath.Join(dirA, "link")); err != nil {
+		t.Fatal(err)
+	}
+	want := treeOf(t, dirA)
+	takeNamed(ctx, t, onA, "one")
+	var snap string
+	if err := conn.QueryRow(ctx, "SELECT id FROM snapshots WHERE box_id = $1 AND name = 'one' AND state = 'ready'", amber).Scan(&snap); err != nil {
+		t.Fatalf("amber-fox's snapshot one: %v", err)
+	}
+	// host-a's box moves on; the forks on host-b hold the snapshot's tree.
+	if err := os.WriteFile(filepath.Join(dirA, "notes.txt"), []byte("changed on host-a after the take"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	err = onB.do(ctx, "POST", "/api/v1/tools/box_fork", map[string]string{"box": "amber-fox", "name": "now-on-b"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "amber-fox is on host host-a: fork it as it is now from host host-a's own pages, API or CLI") {
+		t.Fatalf("a fork of host-a's box now, asked on host-b: %v; want it refused, saying where to ask it", err)
+	}
+
+	// The Fork dialog on host-b's pages offers the fork, saying where the
+	// new box lands.
+	pages := newSoakHTTP(baseB, "")
+	if code, body, err := pages.form(ctx, "/signin", url.Values{"password": {Password}}); err != nil || code != http.StatusSeeOther {
+		t.Fatalf("sign in on host-b: %d %v %.300s", code, err, body)
+	}
+	code, dialog, err := pages.page(ctx, "/boxes/amber-fox/snapshots/"+snap+"/fork")
+	if err != nil || code != http.StatusOK {
+		t.Fatalf("the Fork dialog on host-b: %d %v", code, err)
+	}
+	if !strings.Contains(dialog, "It lands on this host, host-b, which owns it: amber-fox is on host host-a") || strings.Contains(dialog, "gone from this host") {
+		t.Fatalf("the Fork dialog on host-b does not say the fork lands there:\n%.2000s", dialog)
+	}
+
+	var op struct {
+		Operation struct {
+			ID string `json:"id"`
+		} `json:"operation"`
+	}
+	if err := onB.do(ctx, "POST", "/api/v1/boxes/amber-fox/snapshots/"+snap+"/fork", map[string]string{"name": "forked-on-b"}, &op); err != nil {
+		t.Fatalf("fork amber-fox's snapshot on host-b: %v", err)
+	}
+	if state := waitEnded(ctx, t, onB, op.Operation.ID); state != "done" {
+		t.Fatalf("the fork on host-b ended %s", state)
+	}
+	forkedOnB(ctx, t, h, conn, "forked-on-b", want)
+
+	cli := append(os.Environ(), "BOXSNAP_SERVER="+baseB, "BOXSNAP_TOKEN="+tok)
+	if out, err := runEnv(cli, h.bin, "snapshot", "fork", "amber-fox", "one", "--name", "twin", "--count", "2"); err != nil {
+		t.Fatalf("boxsnap snapshot fork --count 2 on host-b: %v\n%s", err, out)
+	}
+	for _, name := range []string{"twin-1", "twin-2"} {
+		var id, state string
+		if err := conn.QueryRow(ctx, "SELECT o.id, o.state FROM operations o JOIN boxes b ON b.id = o.params->>'boxId' WHERE b.name = $1", name).Scan(&id, &state); err != nil {
+			t.Fatalf("the fork %s: %v", name, err)
+		}
+		if state != "done" {
+			state = waitEnded(ctx, t, onB, id)
+		}
+		if state != "done" {
+			t.Fatalf("the fork %s ended %s", name, state)
+		}
+		forkedOnB(ctx, t, h, conn, name, want)
+	}
+	var owner *string
+	if err := conn.QueryRow(ctx, "SELECT owner_host FROM boxes WHERE id = $1", amber).Scan(&owner); err != nil {
+		t.Fatal(err)
+	}
+	if owner == nil || *owner != "host-a" {
+		t.Fatalf("amber-fox, forked on host-b, is owned by %s; want host-a still", orNone(owner))
+	}
+}
+
+// forkedOnB fails the test unless the box name, forked on host-b, is
+// host-b's, its fork's jobs all went on host-b's queue, and its folder
+// on host-b holds want.
+func forkedOnB(ctx context.Context, t *testing.T, h *binHosts, conn *pgx.Conn, name string, want map[string]string) {
+	t.Helper()
+	var id string
+	var owner *string
+	if err := conn.QueryRow(ctx, "SELECT id, owner_host FROM boxes WHERE name = $1", name).Scan(&id, &owner); err != nil {
+		t.Fatalf("the fork %s: %v", name, err)
+	}
+	if owner == nil || *owner != "host-b" {
+		t.Fatalf("the fork %s made on host-b is owned by %s, want host-b", name, orNone(owner))
+	}
+	rows, err := conn.Query(ctx, `SELECT j.queue FROM river_job j JOIN operations o ON o.id = j.args->>'op'
+		WHERE o.kind = 'fork' AND o.params->>'boxId' = $1`, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	queues, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(queues) == 0 {
+		t.Fatalf("the fork %s has no job", name)
+	}
+	for _, q := range queues {
+		if q != operations.HostQueue("host-b") {
+			t.Fatalf("the fork %s's job went on queue %s, want host-b's %s", name, q, operations.HostQueue("host-b"))
+		}
+	}
+	sameTree(t, "the fork "+name+" on host-b", want, treeOf(t, h.boxDir("host-b", id)))
+}
+
+// orNone is *s, or "none".
+func orNone(s *string) string {
+	if s == nil {
+		return "none"
+	}
+	return *s
+}
