@@ -24,9 +24,10 @@ import (
 // after the box's snapshots exist (its reconcile at start) and running its
 // periodic work, never marks host-a's guest gone nor its snapshots
 // missing; host-b's hosts list says host-a owns it; a move to host-b is
-// refused in words that say no content store carries it; and a box whose
-// owner was cleared (as one made before QEMU boxes had an owner) becomes
-// host-a's again, the host whose libvirtd lists it.
+// refused in words that say no content store carries it, and so is a fork
+// of its snapshot there; and a box whose owner was cleared (as one made
+// before QEMU boxes had an owner) becomes host-a's again, the host whose
+// libvirtd lists it.
 func TestQEMUBoxOwnedByItsHost(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
@@ -170,6 +171,12 @@ func TestQEMUBoxOwnedByItsHost(t *testing.T) {
 	}
 	if got := owner(); got != "host-a" {
 		t.Fatalf("after a refused move the box is owned by %q", got)
+	}
+	// So is a fork of one of its snapshots asked on host-b, in the same
+	// words: no content store carries a QEMU snapshot either.
+	err = onB.do(ctx, "POST", "/api/v1/boxes/amber-fox/snapshots/first/fork", map[string]string{"name": "forked-on-b"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "no content store carries") || !strings.Contains(err.Error(), "Export one of its snapshots on host host-a") {
+		t.Fatalf("a fork of a QEMU box's snapshot asked on host-b: %v", err)
 	}
 
 	// A box no host owns (as one made before QEMU boxes had an owner)

@@ -67,6 +67,9 @@ func (s *Forks) checkElsewhere(ctx context.Context, b *snapshots.Box, sn *snapsh
 		return err
 	}
 	if sc, ok := be.Snap.(providers.SharedContent); !ok || !sc.ContentShared() {
+		if !ok && be.OneHost() {
+			return refusal(snapshots.CodeCannot, snapshots.OneHostWords(b.Name, owner, be.ID, false))
+		}
 		return refusal(snapshots.CodeCannot, snapshots.NotSharedWords(b.Name, owner))
 	}
 	if bf, ok := be.Snap.(providers.Backfill); ok {
