@@ -126,12 +126,13 @@ func sweepTable(d Deps) []sweep {
 			_, err := d.Sweeps.ScanOutside(ctx)
 			return err
 		}},
-		sweep{name: "room", every: every.Room, run: func(ctx context.Context, d Deps) error {
-			rep, err := d.Sweeps.RoomSweep(ctx)
-			if len(rep.Deleted) > 0 {
-				d.Logger.Info("room sweep deleted snapshots", "count", len(rep.Deleted))
-			}
-			return err
+		// Likewise the room sweep: a one-host backend's storage is on its
+		// host's disk, so each other live host sweeps its own.
+		sweep{name: "room", every: every.Room, fanTo: roomHere, run: func(ctx context.Context, d Deps) error {
+			return logRoom(d, "room sweep")(d.Sweeps.RoomSweep(ctx))
+		}},
+		sweep{name: roomHere, onHost: true, run: func(ctx context.Context, d Deps) error {
+			return logRoom(d, roomHere)(d.Sweeps.RoomSweepHere(ctx))
 		}},
 		sweep{name: "expiry", every: every.Expiry, run: func(ctx context.Context, d Deps) error {
 			_, err := d.Sweeps.ExpireKeeps(ctx)
@@ -167,6 +168,19 @@ func sweepTable(d Deps) []sweep {
 
 // reconcileHere names a host's reconcile of its one-host backends.
 const reconcileHere = "reconcile-here"
+
+// roomHere names a host's room sweep of its one-host backends' storage.
+const roomHere = "room-here"
+
+// logRoom logs what a room sweep (name) deleted, and answers its error.
+func logRoom(d Deps, name string) func(sweeps.RoomReport, error) error {
+	return func(rep sweeps.RoomReport, err error) error {
+		if len(rep.Deleted) > 0 {
+			d.Logger.Info(name+" deleted snapshots", "count", len(rep.Deleted))
+		}
+		return err
+	}
+}
 
 // logReconcile logs what a reconcile (name) changed, and answers its error.
 func logReconcile(d Deps, name string) func(sweeps.ReconcileReport, error) error {

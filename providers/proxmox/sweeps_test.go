@@ -40,6 +40,13 @@ func TestRoomSweep(t *testing.T) {
 		t.Fatalf("at 90%%: %+v", rep)
 	}
 	must(t, e.sim.FillStorage("pve-1", "local-lvm", 93))
+	// A host's own room sweep reads only its one-host backends' storage:
+	// every host reaches Proxmox, which the room sweep itself reads.
+	rep, err = env.Sweeps.RoomSweepHere(ctx)
+	must(t, err)
+	if len(rep.Deleted) != 0 || len(rep.Checked) != 0 {
+		t.Fatalf("a host's own room sweep at 93%%: %+v", rep)
+	}
 	rep, err = env.Sweeps.RoomSweep(ctx)
 	must(t, err)
 	if len(rep.Deleted) == 0 || rep.Deleted[0] != old.ID {

@@ -130,8 +130,23 @@ type RoomChecked struct {
 // deletes agents' snapshots on that storage that nobody kept, oldest first,
 // each checked by eligible(evict-room) at the moment of its delete, logging
 // "by boxsnap: pve-1's storage was 93% full". It stops on a storage once it
-// is back under the line.
+// is back under the line. It reads every backend this process reaches but
+// never another host's storage or boxes (elsewhere): those each other host
+// sweeps itself (RoomSweepHere).
 func (s *Sweeps) RoomSweep(ctx context.Context) (RoomReport, error) {
+	return s.roomSweep(ctx, false)
+}
+
+// RoomSweepHere is the room sweep of this host's one-host backends alone
+// (snapshots.Backend.OneHost: the local folder, QEMU, a local Docker
+// engine): only this host reads their storage, so each host runs it on
+// its own queue, while the room sweep River's leader runs reads the
+// leader's own and the backends every host reaches.
+func (s *Sweeps) RoomSweepHere(ctx context.Context) (RoomReport, error) {
+	return s.roomSweep(ctx, true)
+}
+
+func (s *Sweeps) roomSweep(ctx context.Context, oneHostOnly bool) (RoomReport, error) {
 	var rep RoomReport
 	settings, err := s.k.Settings(ctx)
 	if err != nil {
@@ -151,7 +166,7 @@ func (s *Sweeps) RoomSweep(ctx context.Context) (RoomReport, error) {
 			continue
 		}
 		be, ok := s.backends[p.BackendID]
-		if !ok {
+		if !ok || (oneHostOnly && !be.OneHost()) {
 			continue
 		}
 		o, read := ows[be.ID]
