@@ -310,11 +310,6 @@ func RunningWords(kind, op, step string) string {
 	return fmt.Sprintf("The %s %s is still running (at %s).", kind, op, step)
 }
 
-// UntrashingWords says a restore from the trash began (the page's flash).
-func UntrashingWords(box string) string {
-	return "Restoring " + box + " from the trash, with its history."
-}
-
 // CannotBeChangedWords says why a snapshot in its state cannot be
 // changed so (restored, forked): "‘a’ is a failed take: it cannot be
 // forked." (the refusal, and why the rows' item is disabled).
