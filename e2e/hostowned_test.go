@@ -172,10 +172,10 @@ func TestQEMUBoxOwnedByItsHost(t *testing.T) {
 	if got := owner(); got != "host-a" {
 		t.Fatalf("after a refused move the box is owned by %q", got)
 	}
-	// So is a fork of one of its snapshots asked on host-b, in the same
-	// words: no content store carries a QEMU snapshot either.
+	// So is a fork of one of its snapshots asked on host-b: no content
+	// store carries a QEMU snapshot either.
 	err = onB.do(ctx, "POST", "/api/v1/boxes/amber-fox/snapshots/first/fork", map[string]string{"name": "forked-on-b"}, nil)
-	if err == nil || !strings.Contains(err.Error(), "no content store carries") || !strings.Contains(err.Error(), "Export one of its snapshots on host host-a") {
+	if err == nil || !strings.Contains(err.Error(), "no content store carries them: fork it on host host-a, or export one of its snapshots there and import it here.") {
 		t.Fatalf("a fork of a QEMU box's snapshot asked on host-b: %v", err)
 	}
 

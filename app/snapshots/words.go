@@ -310,6 +310,11 @@ func RunningWords(kind, op, step string) string {
 	return fmt.Sprintf("The %s %s is still running (at %s).", kind, op, step)
 }
 
+// UntrashingWords says a restore from the trash began (the page's flash).
+func UntrashingWords(box string) string {
+	return "Restoring " + box + " from the trash, with its history."
+}
+
 // CannotBeChangedWords says why a snapshot in its state cannot be
 // changed so (restored, forked): "‘a’ is a failed take: it cannot be
 // forked." (the refusal, and why the rows' item is disabled).
@@ -1032,18 +1037,6 @@ func NoHistoryToDeleteWords(box string) string {
 // a box whose snapshots only its host reaches.
 func NotSharedWords(box, host string) string {
 	return fmt.Sprintf("%s's snapshots are on host %s only; set a content store to move boxes between hosts.", box, host)
-}
-
-// OneHostWords: a move, a takeover, or a fork asked on another host, of a
-// box of a one-host backend other than the local one (its guest and its
-// snapshots are in that host's libvirtd or engine), which nothing carries
-// between hosts; gone: that host is marked gone.
-func OneHostWords(box, host, backend string, gone bool) string {
-	what := fmt.Sprintf("%s's guest and its snapshots are in host %s's own %s backend, which no other host reaches and no content store carries, so they cannot be carried over.", box, host, backend)
-	if gone {
-		return what + " An export of one of its snapshots made before, imported on this host, makes it anew as a new box."
-	}
-	return what + fmt.Sprintf(" Export one of its snapshots on host %s and import it on the other host: that makes a new box there.", host)
 }
 
 // CannotBeForkedWords: a backend's plan forks nothing of the snapshot and

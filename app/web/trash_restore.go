@@ -17,10 +17,5 @@ func (s *Server) restoreFromTrash(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.logger(r).Info("restore from the trash asked", "box", name, "operation", op.ID)
-	s.done(w, r, "/boxes/"+name, untrashingWords(name))
-}
-
-// untrashingWords says a restore from the trash began (the page's flash).
-func untrashingWords(box string) string {
-	return "Restoring " + box + " from the trash, with its history."
+	s.done(w, r, "/boxes/"+name, snapshots.UntrashingWords(name))
 }

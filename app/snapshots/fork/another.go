@@ -68,7 +68,7 @@ func (s *Forks) checkElsewhere(ctx context.Context, b *snapshots.Box, sn *snapsh
 	}
 	if sc, ok := be.Snap.(providers.SharedContent); !ok || !sc.ContentShared() {
 		if !ok && be.OneHost() {
-			return refusal(snapshots.CodeCannot, snapshots.OneHostWords(b.Name, owner, be.ID, false))
+			return refusal(snapshots.CodeCannot, oneHostForkWords(b.Name, owner, be.ID))
 		}
 		return refusal(snapshots.CodeCannot, snapshots.NotSharedWords(b.Name, owner))
 	}

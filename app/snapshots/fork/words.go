@@ -116,3 +116,11 @@ func LandsHereWords(box, owner, here string) string {
 	return fmt.Sprintf("It lands on this host, %s, which owns it: %s is on host %s, and the snapshot's files come from the content store.",
 		here, box, owner)
 }
+
+// oneHostForkWords refuses a fork asked on another host of a snapshot of
+// box, whose guest and snapshots are in host's own backend (QEMU's
+// libvirtd, a Docker engine on a unix socket), which no content store
+// carries.
+func oneHostForkWords(box, host, backend string) string {
+	return fmt.Sprintf("%s's snapshots are in host %s's own %s backend, out of this host's reach, and no content store carries them: fork it on host %s, or export one of its snapshots there and import it here.", box, host, backend, host)
+}

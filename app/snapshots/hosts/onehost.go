@@ -22,7 +22,17 @@ func (h *Hosts) oneHostRefusal(ctx context.Context, b *snapshots.Box, be snapsho
 	if r, err := h.get(ctx, h.st.Pool, from); err == nil {
 		gone = r.GoneAt != nil
 	}
-	return &snapshots.Refusal{Code: snapshots.CodeCannot, Words: snapshots.OneHostWords(b.Name, from, be.ID, gone)}
+	return &snapshots.Refusal{Code: snapshots.CodeCannot, Words: oneHostWords(b.Name, from, be.ID, gone)}
+}
+
+// oneHostWords: a move or a takeover of a box of a one-host backend, which
+// nothing carries between hosts.
+func oneHostWords(box, host, backend string, gone bool) string {
+	what := fmt.Sprintf("%s's guest and its snapshots are in host %s's own %s backend, which no other host reaches and no content store carries, so they cannot be carried over.", box, host, backend)
+	if gone {
+		return what + " An export of one of its snapshots made before, imported on this host, makes it anew as a new box."
+	}
+	return what + fmt.Sprintf(" Export one of its snapshots on host %s and import it on the other host: that makes a new box there.", host)
 }
 
 // noOwnerOneHostWords: a move of a box of a one-host backend that no host
