@@ -13,9 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/operations"
-	"github.com/boxsnap/boxsnap/providers/local"
-	"github.com/boxsnap/boxsnap/providers/local/objstore/s3test"
 )
 
 // TestForkOnAnotherHost runs the built binary as two hosts on one
@@ -28,25 +27,7 @@ import (
 func TestForkOnAnotherHost(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	srv := s3test.Start(t)
-	bucket := srv.Bucket(t)
-	h := newBinHosts(t)
-	if err := local.Passable(h.root, os.TempDir()); err != nil {
-		t.Fatal(err)
-	}
-	env := bucketEnv(bucket)
-	_, baseA := h.start("host-a", env, "serve")
-	_, baseB := h.start("host-b", env, "serve")
-	tok, err := personToken(ctx, baseA, Password)
-	if err != nil {
-		t.Fatal(err)
-	}
-	onA, onB := newSoakHTTP(baseA, tok), newSoakHTTP(baseB, tok)
-	conn, err := pgx.Connect(ctx, strings.TrimSuffix(h.dsn, " pool_max_conns=12"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	h, onA, onB, conn := twoHostsOnABucket(ctx, t)
 
 	amber := makeBox(ctx, t, onA, "amber-fox")
 	dirA := h.boxDir("host-a", amber)
@@ -66,7 +47,7 @@ func TestForkOnAnotherHost(t *testing.T) {
 	if err := os.Symlink("src/deep/x.txt", filepath.Join(dirA, "link")); err != nil {
 		t.Fatal(err)
 	}
-	want := treeOf(t, dirA)
+	want := coretest.TreeOf(t, dirA)
 	takeNamed(ctx, t, onA, "one")
 	var snap string
 	if err := conn.QueryRow(ctx, "SELECT id FROM snapshots WHERE box_id = $1 AND name = 'one' AND state = 'ready'", amber).Scan(&snap); err != nil {
@@ -77,14 +58,14 @@ func TestForkOnAnotherHost(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	err = onB.do(ctx, "POST", "/api/v1/tools/box_fork", map[string]string{"box": "amber-fox", "name": "now-on-b"}, nil)
+	err := onB.do(ctx, "POST", "/api/v1/tools/box_fork", map[string]string{"box": "amber-fox", "name": "now-on-b"}, nil)
 	if err == nil || !strings.Contains(err.Error(), "amber-fox is on host host-a: fork it as it is now from host host-a's own pages, API or CLI") {
 		t.Fatalf("a fork of host-a's box now, asked on host-b: %v; want it refused, saying where to ask it", err)
 	}
 
 	// The Fork dialog on host-b's pages offers the fork, saying where the
 	// new box lands.
-	pages := newSoakHTTP(baseB, "")
+	pages := newSoakHTTP(onB.base, "")
 	if code, body, err := pages.form(ctx, "/signin", url.Values{"password": {Password}}); err != nil || code != http.StatusSeeOther {
 		t.Fatalf("sign in on host-b: %d %v %.300s", code, err, body)
 	}
@@ -109,7 +90,7 @@ func TestForkOnAnotherHost(t *testing.T) {
 	}
 	forkedOnB(ctx, t, h, conn, "forked-on-b", want)
 
-	cli := append(os.Environ(), "BOXSNAP_SERVER="+baseB, "BOXSNAP_TOKEN="+tok)
+	cli := append(os.Environ(), "BOXSNAP_SERVER="+onB.base, "BOXSNAP_TOKEN="+onB.token)
 	if out, err := runEnv(cli, h.bin, "snapshot", "fork", "amber-fox", "one", "--name", "twin", "--count", "2"); err != nil {
 		t.Fatalf("boxsnap snapshot fork --count 2 on host-b: %v\n%s", err, out)
 	}
@@ -165,7 +146,7 @@ func forkedOnB(ctx context.Context, t *testing.T, h *binHosts, conn *pgx.Conn, n
 			t.Fatalf("the fork %s's job went on queue %s, want host-b's %s", name, q, operations.HostQueue("host-b"))
 		}
 	}
-	sameTree(t, "the fork "+name+" on host-b", want, treeOf(t, h.boxDir("host-b", id)))
+	coretest.SameTree(t, "the fork "+name+" on host-b", want, coretest.TreeOf(t, h.boxDir("host-b", id)))
 }
 
 // orNone is *s, or "none".

@@ -3,10 +3,6 @@ package hosts_test
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
-	"errors"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -77,13 +73,13 @@ func TestAForkOfAnotherHostsBoxFetchesEveryObject(t *testing.T) {
 	if err := os.Symlink("src/main.go", filepath.Join(dir, "link")); err != nil {
 		t.Fatal(err)
 	}
-	want := treeOf(t, dir)
+	want := coretest.TreeOf(t, dir)
 	sn := a.TakeReady(t, snapshots.Owner(), "amber-fox", "one")
 	// host-a's box moves on; host-b must bring back the snapshot's tree.
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("changed on host-a after the take"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if n := filesUnder(t, filepath.Join(b.Local.Root(), "content")); n != 0 {
+	if n := coretest.FilesUnder(t, filepath.Join(b.Local.Root(), "content")); n != 0 {
 		t.Fatalf("host-b's cache holds %d files before the fork; want none", n)
 	}
 
@@ -91,84 +87,7 @@ func TestAForkOfAnotherHostsBoxFetchesEveryObject(t *testing.T) {
 	if err != nil {
 		t.Fatalf("fork on host-b: %v", err)
 	}
-	sameTree(t, "the fork on host-b", want, treeOf(t, b.Local.BoxDir(fork)))
-}
-
-// treeOf is every path under dir but the box's own .boxsnap folder, each
-// with its type, mode and content's hash, or its link's target.
-func treeOf(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if rel == "." {
-			return nil
-		}
-		if rel == ".boxsnap" {
-			return fs.SkipDir
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		v := fi.Mode().String()
-		switch {
-		case fi.Mode()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			v += " -> " + target
-		case fi.Mode().IsRegular():
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			v += fmt.Sprintf(" %d %x", len(data), sha256.Sum256(data))
-		}
-		out[rel] = v
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func sameTree(t *testing.T, what string, want, got map[string]string) {
-	t.Helper()
-	for p, v := range want {
-		if got[p] != v {
-			t.Errorf("%s: %s is %q, want %q", what, p, got[p], v)
-		}
-	}
-	for p, v := range got {
-		if _, ok := want[p]; !ok {
-			t.Errorf("%s holds %s (%s), which the snapshot does not", what, p, v)
-		}
-	}
-}
-
-// filesUnder counts the files under dir; none when it is not there.
-func filesUnder(t *testing.T, dir string) int {
-	t.Helper()
-	n := 0
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err == nil && d.Type().IsRegular() {
-			n++
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
+	coretest.SameTree(t, "the fork on host-b", want, coretest.TreeOf(t, b.Local.BoxDir(fork)))
 }
 
 func TestHostTakeoverFromTheBucket(t *testing.T) {
