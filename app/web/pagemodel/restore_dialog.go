@@ -127,6 +127,11 @@ func (dlg *DialogBuilder) restoreUndo(r Request, d *Dialog, b *snapshots.Box, pl
 				}
 			}
 			d.UndoLine = fmt.Sprintf("Take a snapshot of it%s, so you can undo this. %s.", when, aboutWords(plan.Restore.UndoAbout))
+			if when == " first" {
+				// Taken while it runs: what it writes until its stop is in
+				// neither the undo nor the restored box.
+				d.UndoLine += fmt.Sprintf(" What %s writes between that snapshot and its stop, a moment later, is in neither.", b.Name)
+			}
 		}
 		d.UndoLine += fmt.Sprintf(" Named ‘%s’. Undos do not count against the %d.", undoName, settings.PerBox)
 		// Ticked and locked where the core refuses a restore without one.
