@@ -26,11 +26,11 @@ import (
 func TestContentCacheBoundedByDefault(t *testing.T) {
 	t.Parallel()
 	if os.Geteuid() != 0 {
-		t.Skip("mounting a small file system needs root")
+		skipOrFailOnCI(t, "mounting a small file system needs root")
 	}
 	root := passable(t)
 	if err := unix.Mount("tmpfs", root, "tmpfs", 0, "size=96m,mode=0711"); err != nil {
-		t.Skipf("no tmpfs here: %v", err)
+		skipOrFailOnCI(t, "no tmpfs here: "+err.Error())
 	}
 	t.Cleanup(func() { _ = unix.Unmount(root, unix.MNT_DETACH) })
 	srv := s3test.Start(t)
@@ -102,4 +102,14 @@ func TestContentCacheBoundedByDefault(t *testing.T) {
 		}
 		underBound(fmt.Sprintf("the restore of take %d", i+1))
 	}
+}
+
+// skipOrFailOnCI skips a test this machine cannot run, and fails it under
+// CI=true, where every test must run.
+func skipOrFailOnCI(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatal(why + " (CI=true: it must run)")
+	}
+	t.Skip(why)
 }
