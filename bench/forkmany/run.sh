@@ -8,16 +8,20 @@
 # argument "snapshotted" the source box holds a snapshot of the tree before
 # the clock starts, as an agent's box does, so the timed first take copies
 # nothing new; by default the timed part includes the tree's first copy
-# into the store. Page caches
-# cannot be dropped on this machine: every run reads a warm tree; what was
-# written before each timed part is synced first, and each part ends with
-# a sync of what it wrote. BENCH_SETTLE=seconds waits that long after
-# each part's files are removed: on ext4 without a journal (this host's
-# /), a file made beside inodes freed in the last 305 s (5 s once their
-# inode table is written back) costs a scan of them, so a part run just
-# after the last one's clean-up pays for it; 310 spares it that.
+# into the store. Page caches cannot be dropped on this machine: every run
+# reads a warm tree; what was written before each timed part is synced
+# first, and each part ends with a sync of what it wrote.
+# Each part runs in an ext4 file system made for it (an image in the work
+# folder, mounted with a loop device; run as root), so no part pays for
+# another's deletes: ext4 hands out an inode freed in the last minutes
+# only after scanning past it, which made a part run just after another's
+# clean-up up to five times slower. BENCH_FS=host runs every part in the
+# work folder on the host's own file system instead; there BENCH_SETTLE=
+# seconds waits that long after each part's files are removed (310 spares
+# a part the last one's deletes on ext4 without a journal).
 set -eu
 settle=${BENCH_SETTLE:-0}
+fs=${BENCH_FS:-fresh}
 here=$(cd "$(dirname "$0")" && pwd)
 tree=${1:-/usr/share}
 n=${2:-10}
@@ -26,25 +30,41 @@ snap=
 if [ "${4:-}" = snapshotted ]; then snap=-snapshotted; fi
 cd "$here/../.."
 work=$(mktemp -d /tmp/boxsnap-forkmany.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+part=$work/part
+# fresh makes the file system the next part runs in, at $part.
+fresh() {
+	mkdir -p "$part"
+	if [ "$fs" = host ]; then return; fi
+	truncate -s 64G "$work/part.img"
+	mkfs.ext4 -q -F "$work/part.img"
+	mount -o loop "$work/part.img" "$part"
+}
+# spent removes what a part left, and its file system.
+spent() {
+	if [ "$fs" = host ]; then rm -rf "$part"; sleep "$settle"; return; fi
+	umount "$part"
+	rm -f "$work/part.img"
+}
+trap 'mountpoint -q "$part" && umount "$part"; rm -rf "$work"' EXIT
 go build -o "$work/bench" ./bench/forkmany
-echo "tree: $tree ($(find "$tree" -type f | wc -l) files); forks: $n; runs: $runs; ${4:-first take timed}; $(df -T "$work" | awk 'NR==2 { print $2 }')"
+fresh
+echo "tree: $tree ($(find "$tree" -type f | wc -l) files); forks: $n; runs: $runs; ${4:-first take timed}; $(df -T "$part" | awk 'NR==2 { print $2 }')$([ "$fs" = host ] || echo ", made for each part")"
+spent
 for i in $(seq "$runs"); do
 	for m in many single; do
+		fresh
 		sync
-		echo "$m $("$work/bench" -tree "$tree" -dir "$work/run" -mode "$m" -n "$n" $snap)"
-		sleep "$settle"
+		echo "$m $("$work/bench" -tree "$tree" -dir "$part/run" -mode "$m" -n "$n" $snap)"
+		spent
 	done
-	rm -rf "$work/cp"
-	mkdir "$work/cp"
+	fresh
 	sync
 	s=$(date +%s%N)
-	for j in $(seq "$n"); do cp -a "$tree/." "$work/cp/$j"; done
+	for j in $(seq "$n"); do cp -a "$tree/." "$part/$j"; done
 	sync
 	e=$(date +%s%N)
 	echo "cp cp_ms=$(( (e - s) / 1000000 ))"
-	rm -rf "$work/cp"
-	sleep "$settle"
+	spent
 done | tee "$work/out"
 awk -v n="$n" '
 function med(a, k,   i, j, t) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t } return a[int((k + 1) / 2)] }
