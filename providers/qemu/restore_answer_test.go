@@ -16,7 +16,7 @@ import (
 )
 
 // newCore starts a core on a fresh database with b as its "qemu-test"
-// backend, beside the local one.
+// backend, beside the local one, its room setting at its highest (roomy).
 func newCore(t *testing.T, b *qemu.Backend) *coretest.Env {
 	t.Helper()
 	env, err := coretest.Build(context.Background(), dbtest.New(t), coretest.Options{Install: "intest", LocalRoot: t.TempDir(), NoTrash: true,
@@ -25,6 +25,7 @@ func newCore(t *testing.T, b *qemu.Backend) *coretest.Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(env.Stop)
+	roomy(t, env)
 	return env
 }
 
@@ -60,10 +61,10 @@ func restoreThroughTheCore(t *testing.T, env *coretest.Env, box, snap string) (r
 
 // TestRestoreAnswerSaysWhatHappenedOnQEMU: a restore through the core
 // answers what the QEMU backend did ("whether processes ended ... and the
-// box's state"), and its box log says the same: a memory restore brings the
-// guest back running with its processes, in the same boot, so no process
-// ended; a disk restore of the running guest ends its processes and starts
-// it again.
+// box's state"), and its box log says the same: a memory restore stops the
+// guest and brings it back running with the snapshot's processes, in the
+// boot they ran in, none of them ended; a disk restore of the running
+// guest ends its processes and starts it again.
 func TestRestoreAnswerSaysWhatHappenedOnQEMU(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
