@@ -62,9 +62,10 @@ func restoreThroughTheCore(t *testing.T, env *coretest.Env, box, snap string) (r
 // TestRestoreAnswerSaysWhatHappenedOnQEMU: a restore through the core
 // answers what the QEMU backend did ("whether processes ended ... and the
 // box's state"), and its box log says the same: a memory restore stops the
-// guest and brings it back running with the snapshot's processes, in the
-// boot they ran in, none of them ended; a disk restore of the running
-// guest ends its processes and starts it again.
+// guest (its dry run says the processes running then end) and brings it
+// back running with the snapshot's processes, in the boot they ran in,
+// none of them ended; a disk restore of the running guest ends its
+// processes and starts it again.
 func TestRestoreAnswerSaysWhatHappenedOnQEMU(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -92,6 +93,15 @@ func TestRestoreAnswerSaysWhatHappenedOnQEMU(t *testing.T) {
 	disk := take("disk only", false)
 	memory := take("with memory", true)
 
+	// The dry run says what the dialog says: the processes running now end
+	// (the guest stops first), its memory's come back.
+	dry, err := env.Restores.RestoreDryRun(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: box.Name, Snapshot: memory})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := restoring.DryRunWords(dry); !strings.Contains(w, "it comes back running as it was then, with the credentials its apps held then. Every process running in it now ends.") {
+		t.Errorf("the dry run of the memory restore says %q, want that it comes back running and the processes running now end", w)
+	}
 	res, words := restoreThroughTheCore(t, env, box.Name, memory)
 	if res.Processes || res.BoxState != restoring.BoxRunning {
 		t.Errorf("the memory restore answered processesEnded %v and boxState %q, want false and %q", res.Processes, res.BoxState, restoring.BoxRunning)
