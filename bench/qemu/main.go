@@ -17,32 +17,33 @@
 // start and connect cost (a virsh domstate), which each of its figures
 // holds and the backend, connected already, does not pay.
 //
-// The two sides of a memory restore do the same work: boxsnap's steps are
-// the revert (it finds the domain and the snapshot, reads the snapshot's
-// XML to know it holds memory, and reverts it running: one
-// DomainRevertToSnapshot, in which libvirt stops the guest's QEMU and
-// starts a new one loading the snapshot) and the size read back (the
-// domain's XML and its disk's capacity from the qcow2's header, a few
-// milliseconds); virsh's is a
-// process started, connected, the same lookups and the same revert. Both
-// return once the guest runs again from the snapshot's moment, its
-// processes with it; neither checks more, and neither writes the access
-// (the core's step, a 64 KiB file written before the revert). Both revert
-// the same snapshot, the backend's memory take of the run: two takes
-// moments apart hold different memory (one caught at the end of a boot),
-// and what a guest does once resumed weighs on the revert's end.
+// The two sides of a memory restore do the same work: boxsnap's steps are,
+// in the plan's order, the stop (a lookup and a destroy), the undo (a take
+// of the stopped guest, its disk alone), the revert (it finds the domain
+// and the snapshot, reads the snapshot's XML to know it holds memory, and
+// reverts it running: one DomainRevertToSnapshot, in which libvirt starts
+// a new QEMU loading the snapshot) and the size read back (the domain's
+// XML and its disk's capacity from the qcow2's header, a few
+// milliseconds); virsh's are processes started and connected, each with
+// the same lookups and the same call. Both return once the guest runs
+// again from the snapshot's moment, its processes with it; neither checks
+// more, and neither writes the access (the core's step, a 64 KiB file
+// written before the revert). Both revert the same snapshot, the backend's
+// memory take of the run: two takes moments apart hold different memory
+// (one caught at the end of a boot), and what a guest does once resumed
+// weighs on the revert's end.
 //
 // The two sides of a disk restore do the same work too: each stops the
 // same guest, booted afresh up to its ready line just before, and reverts
 // the same snapshot, the backend's disk take of the run. boxsnap's steps
-// are the stop (a lookup and a destroy), the revert (the lookups, the
-// snapshot's XML, the revert), the start (a lookup and a create) and the
-// size read back (the domain's XML and the disk's header); virsh's are
-// three processes, each started and connected, each with its lookup and
-// its call. Both return once libvirt's create returns: QEMU started and
-// its virtual CPU running, the guest's kernel just beginning its boot;
-// neither waits for the boot. Libvirt's destroy and its create, the same
-// calls on both sides, are nearly all of either's time (-steps).
+// are the stop (a lookup and a destroy), the undo, the revert (the
+// lookups, the snapshot's XML, the revert), the start (a lookup and a
+// create) and the size read back (the domain's XML and the disk's header);
+// virsh's are four processes, each started and connected, each with its
+// lookup and its call. Both return once libvirt's create returns: QEMU
+// started and its virtual CPU running, the guest's kernel just beginning
+// its boot; neither waits for the boot. Libvirt's destroy and its create,
+// the same calls on both sides, are nearly all of either's time (-steps).
 //
 // With -steps it prints, for each restore, how long each of boxsnap's
 // steps took and each libvirt call within them (the backend's debug
