@@ -23,28 +23,7 @@ const memoryBox = `name="memory"`
 func TestTakeDialogOffersMemoryWhereThePlanDoes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	d := qemutest.Libvirtd(t)
-	files := qemutest.Guest(t)
-	dir, err := os.MkdirTemp("", "bsq-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	q, err := qemu.New(qemu.Config{ID: "qemu-test", Socket: d.Socket, Install: simInstall, Dir: dir,
-		Templates: map[string]qemu.Template{"busybox": {Kernel: files.Kernel, Initrd: files.Initrd, Disk: files.Disk,
-			Cmdline: files.Cmdline, MemoryMiB: 256, CPUs: 1, ResetVersion: qemutest.ResetVersion}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		list, _ := q.Domains(context.Background())
-		for _, g := range list {
-			if err := q.Release(context.Background(), g); err != nil {
-				t.Errorf("release %s at the test's end: %v", g.Ref, err)
-			}
-		}
-		_ = q.Close()
-	})
+	q := qemuBackend(t)
 	pve, _ := simulatedProxmox(t)
 	s := newSite(t, coretest.Options{NoWorkers: true, Install: simInstall, Extra: []snapshots.Backend{pve,
 		{ID: q.ID(), Kind: "qemu", Label: q.ID(), Snap: q, Boxes: q}}})
@@ -86,4 +65,34 @@ func TestTakeDialogOffersMemoryWhereThePlanDoes(t *testing.T) {
 	if !offers("still-fjord") {
 		t.Errorf("the take dialog of a running QEMU guest does not offer its memory")
 	}
+}
+
+// qemuBackend is a QEMU backend on the tests' libvirtd, of install
+// simInstall, with the tests' guest as its "busybox" template; its guests
+// are released at the test's end.
+func qemuBackend(t *testing.T) *qemu.Backend {
+	t.Helper()
+	d := qemutest.Libvirtd(t)
+	files := qemutest.Guest(t)
+	dir, err := os.MkdirTemp("", "bsq-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	q, err := qemu.New(qemu.Config{ID: "qemu-test", Socket: d.Socket, Install: simInstall, Dir: dir,
+		Templates: map[string]qemu.Template{"busybox": {Kernel: files.Kernel, Initrd: files.Initrd, Disk: files.Disk,
+			Cmdline: files.Cmdline, MemoryMiB: 256, CPUs: 1, ResetVersion: qemutest.ResetVersion}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		list, _ := q.Domains(context.Background())
+		for _, g := range list {
+			if err := q.Release(context.Background(), g); err != nil {
+				t.Errorf("release %s at the test's end: %v", g.Ref, err)
+			}
+		}
+		_ = q.Close()
+	})
+	return q
 }

@@ -5,41 +5,45 @@
 // guest stopped), a memory take (the guest running, booted afresh before
 // each side's, paused while libvirt saves it), and a restore of each. By
 // hand is what a person would type: virsh snapshot-create-as for a take;
-// virsh snapshot-revert --running for a memory restore; virsh destroy,
-// snapshot-revert and start for a disk restore. A restore is the backend's own steps in its order (the undo and
-// the access are the core's, and are left out). The two sides alternate,
+// for a restore, the plan's order by hand: virsh destroy for the stop,
+// snapshot-create-as for the undo, snapshot-revert (--running for a memory
+// restore) and start. A restore is its undo, taken as the core takes it (a
+// take without memory asked, named by a fresh label), and the backend's own
+// steps, in the plan's order; the access, the core's, is left out. Each
+// side's undos are deleted after its restore, untimed. The two sides alternate,
 // on the same guest; medians of -runs, each run's figures, and the median
 // of each run's ratio. It says whether KVM or TCG ran (the backend's own
 // choice, as boxsnap makes it: -accel auto unless told), and what virsh's own
 // start and connect cost (a virsh domstate), which each of its figures
 // holds and the backend, connected already, does not pay.
 //
-// The two sides of a memory restore do the same work: boxsnap's steps are
-// the revert (it finds the domain and the snapshot, reads the snapshot's
-// XML to know it holds memory, and reverts it running: one
-// DomainRevertToSnapshot, in which libvirt stops the guest's QEMU and
-// starts a new one loading the snapshot) and the size read back (the
-// domain's XML and its disk's capacity from the qcow2's header, a few
-// milliseconds); virsh's is a
-// process started, connected, the same lookups and the same revert. Both
-// return once the guest runs again from the snapshot's moment, its
-// processes with it; neither checks more, and neither writes the access
-// (the core's step, a 64 KiB file written before the revert). Both revert
-// the same snapshot, the backend's memory take of the run: two takes
-// moments apart hold different memory (one caught at the end of a boot),
-// and what a guest does once resumed weighs on the revert's end.
+// The two sides of a memory restore do the same work: boxsnap's steps are,
+// in the plan's order, the stop (a lookup and a destroy), the undo (a take
+// of the stopped guest, its disk alone), the revert (it finds the domain
+// and the snapshot, reads the snapshot's XML to know it holds memory, and
+// reverts it running: one DomainRevertToSnapshot, in which libvirt starts
+// a new QEMU loading the snapshot) and the size read back (the domain's
+// XML and its disk's capacity from the qcow2's header, a few
+// milliseconds); virsh's are processes started and connected, each with
+// the same lookups and the same call. Both return once the guest runs
+// again from the snapshot's moment, its processes with it; neither checks
+// more, and neither writes the access (the core's step, a 64 KiB file
+// written before the revert). Both revert the same snapshot, the backend's
+// memory take of the run: two takes moments apart hold different memory
+// (one caught at the end of a boot), and what a guest does once resumed
+// weighs on the revert's end.
 //
 // The two sides of a disk restore do the same work too: each stops the
 // same guest, booted afresh up to its ready line just before, and reverts
 // the same snapshot, the backend's disk take of the run. boxsnap's steps
-// are the stop (a lookup and a destroy), the revert (the lookups, the
-// snapshot's XML, the revert), the start (a lookup and a create) and the
-// size read back (the domain's XML and the disk's header); virsh's are
-// three processes, each started and connected, each with its lookup and
-// its call. Both return once libvirt's create returns: QEMU started and
-// its virtual CPU running, the guest's kernel just beginning its boot;
-// neither waits for the boot. Libvirt's destroy and its create, the same
-// calls on both sides, are nearly all of either's time (-steps).
+// are the stop (a lookup and a destroy), the undo, the revert (the
+// lookups, the snapshot's XML, the revert), the start (a lookup and a
+// create) and the size read back (the domain's XML and the disk's header);
+// virsh's are four processes, each started and connected, each with its
+// lookup and its call. Both return once libvirt's create returns: QEMU
+// started and its virtual CPU running, the guest's kernel just beginning
+// its boot; neither waits for the boot. Libvirt's destroy and its create,
+// the same calls on both sides, are nearly all of either's time (-steps).
 //
 // With -steps it prints, for each restore, how long each of boxsnap's
 // steps took and each libvirt call within them (the backend's debug
@@ -224,7 +228,7 @@ func (m *measures) run(run int) {
 		m.memRest = append(m.memRest, m.restore("memory restore", m.memRef))
 	}, func() {
 		running(m.ctx, m.b, m.g)
-		m.memRestHand = append(m.memRestHand, m.byHand("memory restore", []string{"snapshot-revert", m.g.Ref, m.memRef.Ref, "--running"}))
+		m.memRestHand = append(m.memRestHand, m.restoreByHand("memory restore", m.memRef, true))
 	})
 	// Each side's disk restore stops a guest booted afresh up to its ready
 	// line, and reverts the same snapshot, the backend's disk take of the
@@ -237,7 +241,7 @@ func (m *measures) run(run int) {
 		m.diskRest = append(m.diskRest, m.restore("disk restore", m.diskRef))
 	}, func() {
 		m.ready(false)
-		m.diskRestHand = append(m.diskRestHand, m.byHand("disk restore", []string{"destroy", m.g.Ref}, []string{"snapshot-revert", m.g.Ref, m.diskRef.Ref}, []string{"start", m.g.Ref}))
+		m.diskRestHand = append(m.diskRestHand, m.restoreByHand("disk restore", m.diskRef, false))
 	})
 }
 
@@ -253,28 +257,82 @@ func (m *measures) byHand(what string, cmds ...[]string) time.Duration {
 	return time.Since(start)
 }
 
-// restore runs the backend's steps of the plan's restore of ref (the undo
-// and the access are the core's) and answers how long they took, recording
-// each step's time, and each call's (the backend's debug lines), under what.
-func (m *measures) restore(what string, ref providers.SnapshotRef) time.Duration {
+// order is the plan's restore order of ref.
+func (m *measures) order(ref providers.SnapshotRef) []providers.RestoreStep {
 	plan, err := m.b.PlanSnapshots(m.ctx, m.g, &ref)
 	if err != nil {
 		fail(err)
 	}
+	return plan.Restore.Order
+}
+
+// restore runs the plan's restore of ref in its order, its undo taken as
+// the core takes it (a take without memory asked) and the backend's steps
+// (the access, the core's, left out), and answers how long they took,
+// recording each step's time, and each call's (the backend's debug lines),
+// under what. The undo is deleted after, untimed.
+func (m *measures) restore(what string, ref providers.SnapshotRef) time.Duration {
+	order := m.order(ref)
 	m.calls.into(what)
-	defer m.calls.into("")
+	var undo providers.SnapshotRef
 	start := time.Now()
-	for _, step := range plan.Restore.Order {
-		if step == providers.StepUndo || step == providers.StepAccess {
+	for _, step := range order {
+		if step == providers.StepAccess {
 			continue
 		}
 		t := time.Now()
-		if _, err := m.b.RestoreSnapshot(m.ctx, m.g, ref, step, nil); err != nil {
+		if step == providers.StepUndo {
+			sn := id("un")
+			taken, err := m.b.Snapshot(m.ctx, m.g, providers.SnapshotTake{Label: providers.Label{Install: install, Box: m.box, Snapshot: sn}}, nil)
+			if err != nil {
+				fail(fmt.Errorf("the undo: %w", err))
+			}
+			undo = providers.SnapshotRef{ID: sn, Ref: taken.Ref, Guest: m.g, Storage: taken.Storage}
+		} else if _, err := m.b.RestoreSnapshot(m.ctx, m.g, ref, step, nil); err != nil {
 			fail(fmt.Errorf("restore step %s: %w", step, err))
 		}
 		m.calls.add(what, "boxsnap", "step "+string(step), time.Since(t))
 	}
-	return time.Since(start)
+	took := time.Since(start)
+	m.calls.into("")
+	if undo.Ref != "" {
+		if err := m.b.DeleteSnapshot(m.ctx, undo, nil); err != nil {
+			fail(fmt.Errorf("delete the undo: %w", err))
+		}
+	}
+	return took
+}
+
+// restoreByHand runs the plan's restore of ref by hand, in the same order
+// as the backend's: virsh destroy for the stop, snapshot-create-as for the
+// undo, snapshot-revert (--running for a memory snapshot) and start; the
+// access and the size read back have no virsh command a person would type.
+// The undo is deleted after, untimed.
+func (m *measures) restoreByHand(what string, ref providers.SnapshotRef, memory bool) time.Duration {
+	var cmds [][]string
+	undo := ""
+	for _, step := range m.order(ref) {
+		switch step {
+		case providers.StepStop:
+			cmds = append(cmds, []string{"destroy", m.g.Ref})
+		case providers.StepUndo:
+			undo = id("hand")
+			cmds = append(cmds, []string{"snapshot-create-as", m.g.Ref, undo})
+		case providers.StepRollback:
+			revert := []string{"snapshot-revert", m.g.Ref, ref.Ref}
+			if memory {
+				revert = append(revert, "--running")
+			}
+			cmds = append(cmds, revert)
+		case providers.StepStart:
+			cmds = append(cmds, []string{"start", m.g.Ref})
+		}
+	}
+	took := m.byHand(what, cmds...)
+	if undo != "" {
+		m.vs("snapshot-delete", m.g.Ref, undo)
+	}
+	return took
 }
 
 // ready stops the guest for a disk take, or, for a memory take, boots it

@@ -15,10 +15,12 @@
 // snapshot's ID, its label in its description: of a stopped guest, its disk
 // (qemu-img, by libvirt); of a running one, libvirt's checkpoint, which
 // pauses the guest while it saves its disk and its memory. A restore is in
-// place, in this capture order: the undo (the core's own take), then for a
-// snapshot with memory the revert, which brings the guest back running with
-// its processes; for a disk snapshot a hard stop, the revert of the disk and
-// a start, where the guest's processes start again. A fork extracts the
+// place, in this capture order: a hard stop, then the undo (the core's own
+// take, of the stopped guest: its disk), so nothing the guest wrote before
+// the restore is in neither; then for a snapshot with memory the revert,
+// which brings the guest back running with the snapshot's processes; for a
+// disk snapshot the revert of the disk and a start, where the guest's
+// processes start again. A fork extracts the
 // snapshot's disk (qemu-img convert -l) into a new domain with a new MAC
 // address. Snapshots live in the box's disk; a kept one outlives its box's
 // release as a held copy (heldcopy.go): its disk, copied the same way into a

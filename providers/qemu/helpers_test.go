@@ -193,7 +193,25 @@ func workerCore(t *testing.T, b *qemu.Backend) (env *coretest.Env, dsn, root str
 		t.Fatal(err)
 	}
 	t.Cleanup(env.Stop)
+	roomy(t, env)
 	return env, dsn, root
+}
+
+// roomy sets env's room setting at its highest: this machine's disk, which
+// other work fills, holds the backend's folder, and a take past the
+// setting is refused (room_test.go checks the refusal on a file system of
+// its own).
+func roomy(t *testing.T, env *coretest.Env) {
+	t.Helper()
+	ctx := context.Background()
+	settings, err := env.Core.Settings(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings.RoomPercent = snapshots.MaxRoomPercent
+	if err := env.Core.SaveSettings(ctx, snapshots.Owner(), settings); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // bootedBox acquires a box named name from the test template on b through

@@ -140,9 +140,10 @@ func (w *worker) waitStalled(t *testing.T) {
 
 // TestRestoreKilledWorkerOnQEMU: the worker process running a restore on a
 // real QEMU guest is killed (SIGKILL, as a crash) at each step of the
-// memory order and of the disk order, and in its undo's take; another
-// worker resumes it, and the restore ends done: the guest runs, holding
-// what the snapshot holds, and its undo brings back what it replaced.
+// memory order and of the disk order, after the stop and before the undo's
+// take, and in its undo's take; another worker resumes it, and the
+// restore ends done: the guest runs, holding what the snapshot holds, and
+// its undo brings back what it replaced.
 func TestRestoreKilledWorkerOnQEMU(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -169,9 +170,12 @@ func TestRestoreKilledWorkerOnQEMU(t *testing.T) {
 		memory bool
 		stall  string
 	}{
-		{true, "take:taken"}, // in the undo
+		// Each order stops the guest first: take:prepared is after the
+		// stop and before the undo's take, take:taken in the undo.
+		{true, "restore:stop"}, {true, "take:prepared"}, {true, "take:taken"},
 		{true, "restore:rollback"}, {true, "restore:read-size"},
-		{false, "restore:stop"}, {false, "restore:rollback"}, {false, "restore:start"}, {false, "restore:read-size"},
+		{false, "restore:stop"}, {false, "take:prepared"}, {false, "take:taken"},
+		{false, "restore:rollback"}, {false, "restore:start"}, {false, "restore:read-size"},
 	}
 	for _, c := range cases {
 		running(t, b, g)

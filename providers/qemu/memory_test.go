@@ -133,7 +133,7 @@ func TestMemorySnapshotRestoresProcesses(t *testing.T) {
 		sh(t, b, g, fmt.Sprintf("echo after-take-%d >> /tmp/counts", round))
 		plan, notes, took := restore(t, b, g, box, ref)
 		memRestores = append(memRestores, took)
-		if plan.RestartsProcesses || slices.Contains(plan.Order, providers.StepStop) {
+		if plan.RestartsProcesses || slices.Contains(plan.Order, providers.StepStart) {
 			t.Fatalf("the plan of a memory restore says it restarts processes (%v, order %v)", plan.RestartsProcesses, plan.Order)
 		}
 		if !strings.Contains(strings.Join(notes, " "), "with its memory") {

@@ -10,15 +10,20 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
-// Capture orders. With memory: the undo (a checkpoint of the running guest,
-// taken by the core), the core's access step (access.go), then the revert,
-// which brings the guest back running from the snapshot's moment with
-// today's access already on its access disk. A disk snapshot: the undo, a
-// hard stop, the revert of the disk, the access, a start (the guest boots
-// again), the size read back.
+// Capture orders, Proxmox's for QEMU: a hard stop first, then the undo (the
+// core's take of the stopped guest, its disk alone), so nothing the guest
+// wrote before the restore is in neither the undo nor the restored box; a
+// restore ends the processes running now, whichever the snapshot. With
+// memory, then the core's access step (access.go) and the revert, which
+// brings the guest back running from the snapshot's moment, its processes
+// with it, with today's access already on its access disk. A disk
+// snapshot: then the revert of the disk, the access, a start (the guest
+// boots again), the size read back. The undo holds no memory, so undoing
+// a restore is a disk restore: the guest boots again from the disk it had
+// when it stopped.
 var (
-	memoryOrder = []providers.RestoreStep{providers.StepUndo, providers.StepAccess, providers.StepRollback, providers.StepReadSize}
-	diskOrder   = []providers.RestoreStep{providers.StepUndo, providers.StepStop, providers.StepRollback, providers.StepAccess, providers.StepStart, providers.StepReadSize}
+	memoryOrder = []providers.RestoreStep{providers.StepStop, providers.StepUndo, providers.StepAccess, providers.StepRollback, providers.StepReadSize}
+	diskOrder   = []providers.RestoreStep{providers.StepStop, providers.StepUndo, providers.StepRollback, providers.StepAccess, providers.StepStart, providers.StepReadSize}
 )
 
 // RestoreSnapshot runs one step of a restore in place, in the capture order

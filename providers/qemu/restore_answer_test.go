@@ -16,7 +16,7 @@ import (
 )
 
 // newCore starts a core on a fresh database with b as its "qemu-test"
-// backend, beside the local one.
+// backend, beside the local one, its room setting at its highest (roomy).
 func newCore(t *testing.T, b *qemu.Backend) *coretest.Env {
 	t.Helper()
 	env, err := coretest.Build(context.Background(), dbtest.New(t), coretest.Options{Install: "intest", LocalRoot: t.TempDir(), NoTrash: true,
@@ -25,6 +25,7 @@ func newCore(t *testing.T, b *qemu.Backend) *coretest.Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(env.Stop)
+	roomy(t, env)
 	return env
 }
 
@@ -60,10 +61,11 @@ func restoreThroughTheCore(t *testing.T, env *coretest.Env, box, snap string) (r
 
 // TestRestoreAnswerSaysWhatHappenedOnQEMU: a restore through the core
 // answers what the QEMU backend did ("whether processes ended ... and the
-// box's state"), and its box log says the same: a memory restore brings the
-// guest back running with its processes, in the same boot, so no process
-// ended; a disk restore of the running guest ends its processes and starts
-// it again.
+// box's state"), and its box log says the same: a memory restore stops the
+// guest (its dry run says the processes running then end) and brings it
+// back running with the snapshot's processes, in the boot they ran in,
+// none of them ended; a disk restore of the running guest ends its
+// processes and starts it again.
 func TestRestoreAnswerSaysWhatHappenedOnQEMU(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -91,6 +93,15 @@ func TestRestoreAnswerSaysWhatHappenedOnQEMU(t *testing.T) {
 	disk := take("disk only", false)
 	memory := take("with memory", true)
 
+	// The dry run says what the dialog says: the processes running now end
+	// (the guest stops first), its memory's come back.
+	dry, err := env.Restores.RestoreDryRun(ctx, snapshots.Owner(), snapshots.RestoreRequest{Box: box.Name, Snapshot: memory})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := restoring.DryRunWords(dry); !strings.Contains(w, "it comes back running as it was then, with the credentials its apps held then. Every process running in it now ends.") {
+		t.Errorf("the dry run of the memory restore says %q, want that it comes back running and the processes running now end", w)
+	}
 	res, words := restoreThroughTheCore(t, env, box.Name, memory)
 	if res.Processes || res.BoxState != restoring.BoxRunning {
 		t.Errorf("the memory restore answered processesEnded %v and boxState %q, want false and %q", res.Processes, res.BoxState, restoring.BoxRunning)

@@ -55,7 +55,8 @@ func resetWords(res ResetResult) string {
 
 // DryRunWords says what a restore would do, for a dry run's answer: what
 // the restore dialog says of its processes too, ended by a disk restore,
-// brought back as they were by a memory restore.
+// brought back as they were by a memory restore, which ends those running
+// now.
 func DryRunWords(d *RestoreDry) string {
 	w := fmt.Sprintf("A restore of %s to ‘%s’ would", d.Box.Name, d.Snapshot.Name)
 	if d.Undo {
@@ -66,7 +67,7 @@ func DryRunWords(d *RestoreDry) string {
 	case d.RestartsProcesses:
 		w += "; every process in it ends"
 	case d.Snapshot.Holds == string(providers.HoldsDiskAndMemory):
-		w += ", and its memory: it comes back running as it was then, with the credentials its apps held then"
+		w += ", and its memory: it comes back running as it was then, with the credentials its apps held then. Every process running in it now ends"
 	}
 	w += "."
 	if d.Changes != nil {

@@ -72,7 +72,9 @@ func (dlg *DialogBuilder) restoreLines(r Request, d *Dialog, b *snapshots.Box, s
 	first := fmt.Sprintf("It goes back to %s, %s ago. Everything on its disk since then goes: files, installed apps and settings.",
 		when, agoWords(now.Sub(sn.TakenAt)))
 	if sn.Holds == string(providers.HoldsDiskAndMemory) {
-		first += fmt.Sprintf(" %s comes back running, as it was then, with the credentials its apps held then. Undo brings back its files, not its running apps.", b.Name)
+		// Its memory replaces the memory it has now: the processes running
+		// in it end (a hard stop first, on QEMU and Proxmox).
+		first += fmt.Sprintf(" Every process running in it now ends. %s comes back running, as it was then, with the credentials its apps held then. Undo brings back its files, not its running apps.", b.Name)
 	} else if plan.Restore.RestartsProcesses {
 		first += fmt.Sprintf(" %s restarts, so every process in it ends.", b.Name)
 	}
