@@ -93,6 +93,9 @@ func TestRestoreAnswerSaysWhatHappenedOnProxmox(t *testing.T) {
 		if w := restore.DryRunWords(dry); !strings.Contains(w, "as it was then"+c.plan) {
 			t.Errorf("the dry run of the restore to %s says %q, want it to say %q", c.target, w, c.plan)
 		}
+		if w := restore.DryRunWords(dry); !strings.Contains(w, "would stop it, take an undo of it stopped, then put back") {
+			t.Errorf("the dry run of the restore to %s says %q, want that it stops the guest before it takes the undo, as the restore does", c.target, w)
+		}
 		got := restoreDone(t, env, "quiet-owl", c.target)
 		var res restore.RestoreResult
 		must(t, json.Unmarshal(got.Result, &res))

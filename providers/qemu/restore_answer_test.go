@@ -102,6 +102,9 @@ func TestRestoreAnswerSaysWhatHappenedOnQEMU(t *testing.T) {
 	if w := restoring.DryRunWords(dry); !strings.Contains(w, "it comes back running as it was then, with the credentials its apps held then. Every process running in it now ends.") {
 		t.Errorf("the dry run of the memory restore says %q, want that it comes back running and the processes running now end", w)
 	}
+	if w := restoring.DryRunWords(dry); !strings.Contains(w, "would stop it, take an undo of it stopped, then put back") {
+		t.Errorf("the dry run of the memory restore says %q, want that it stops the guest before it takes the undo, as the restore does", w)
+	}
 	res, words := restoreThroughTheCore(t, env, box.Name, memory)
 	if res.Processes || res.BoxState != restoring.BoxRunning {
 		t.Errorf("the memory restore answered processesEnded %v and boxState %q, want false and %q", res.Processes, res.BoxState, restoring.BoxRunning)

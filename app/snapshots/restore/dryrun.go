@@ -21,7 +21,7 @@ func (s *Restores) RestoreDryRun(ctx context.Context, c snapshots.Caller, req sn
 	if err != nil {
 		return nil, err
 	}
-	out := &RestoreDry{Box: b, Snapshot: sn, Undo: !req.NoUndo, RestartsProcesses: plan.Restore.RestartsProcesses}
+	out := &RestoreDry{Box: b, Snapshot: sn, Undo: !req.NoUndo, UndoOnceStopped: UndoOnceStopped(plan), RestartsProcesses: plan.Restore.RestartsProcesses}
 	if s.preview == nil {
 		return out, nil
 	}

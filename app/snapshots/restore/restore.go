@@ -214,6 +214,21 @@ func restoreOrder(plan providers.SnapshotPlan) []providers.RestoreStep {
 	return []providers.RestoreStep{providers.StepStop, providers.StepUndo, providers.StepRollback, providers.StepStart, providers.StepReadSize}
 }
 
+// UndoOnceStopped says whether a restore by plan takes its undo once the
+// box is stopped (Proxmox, QEMU: nothing written before the restore is in
+// neither) rather than first, while the box runs (local, Docker).
+func UndoOnceStopped(plan providers.SnapshotPlan) bool {
+	for _, step := range restoreOrder(plan) {
+		switch step {
+		case providers.StepUndo:
+			return false
+		case providers.StepStop:
+			return true
+		}
+	}
+	return true
+}
+
 // runRestore runs a restore's steps 5 to 10 in the backend's capture order,
 // recording each before it runs, from the step it reached.
 func (s *Restores) runRestore(ctx context.Context, op *snapshots.Operation, p restoreParams) (RestoreResult, error) {

@@ -41,8 +41,10 @@ type RestoreDry struct {
 	// Changes is what differs between the snapshot and the box now (first
 	// page), nil where the backend cannot tell.
 	Changes *snapshots.Comparison
-	// Undo is set when the restore would take an undo first.
-	Undo bool
+	// Undo is set when the restore would take an undo, and
+	// UndoOnceStopped when it would take it once the box is stopped
+	// rather than first (UndoOnceStopped).
+	Undo, UndoOnceStopped bool
 	// RestartsProcesses says every process in the box ends.
 	RestartsProcesses bool
 }

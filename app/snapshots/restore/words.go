@@ -59,7 +59,10 @@ func resetWords(res ResetResult) string {
 // now.
 func DryRunWords(d *RestoreDry) string {
 	w := fmt.Sprintf("A restore of %s to ‘%s’ would", d.Box.Name, d.Snapshot.Name)
-	if d.Undo {
+	switch {
+	case d.Undo && d.UndoOnceStopped:
+		w += " stop it, take an undo of it stopped, then"
+	case d.Undo:
 		w += " first take an undo, then"
 	}
 	w += " put back everything on its disk as it was then"

@@ -115,18 +115,10 @@ func (dlg *DialogBuilder) restoreUndo(r Request, d *Dialog, b *snapshots.Box, pl
 			}
 			d.UndoLine += "."
 		default:
-			// The backend's capture order says when the undo is taken: after
-			// the stop (Proxmox), or first, while the box runs (a backend
-			// that pauses, as the local one does).
+			// The backend's capture order says when the undo is taken.
 			when := ", once stopped"
-			for _, step := range plan.Restore.Order {
-				if step == providers.StepUndo {
-					when = " first"
-					break
-				}
-				if step == providers.StepStop {
-					break
-				}
+			if !restore.UndoOnceStopped(plan) {
+				when = " first"
 			}
 			d.UndoLine = fmt.Sprintf("Take a snapshot of it%s, so you can undo this. %s.", when, aboutWords(plan.Restore.UndoAbout))
 			if when == " first" {
