@@ -69,7 +69,7 @@
 // kernel and its seams still here (a seam package keeps its own words.go
 // for the words it alone says) (what a snapshot holds, prices in their currency, sizes, how long,
 // an operation's step, what boxsnap could not confirm, what was done, each
-// box log event's words and kind, an operation's failure and what boxsnap
+// box log event's words (the pages say its kind), an operation's failure and what boxsnap
 // then observed, and every refusal, one named function or constant each,
 // grouped by the rule that refuses): the rules, the pages, the API and its
 // tools, and the CLI say them through it, and words_test.go tests them. A

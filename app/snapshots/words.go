@@ -384,66 +384,12 @@ func ByWords(kind, threadTitle, why string) string {
 // NothingChangedDryWords ends every dry run's answer.
 const NothingChangedDryWords = "Nothing changed: this was a dry run."
 
-// The box log's words: what each event says, written once here for the box
-// page's History card and live region and the API's log, which show them as
-// the core wrote them. An event's words
-// are a phrase after its kind ("Snapshot taken: ‘before the migration’
-// (sn_…), disk, in 1.2 s"); EventWords says the kind itself.
-
-// EventWords says a box log event's kind as the pages say it: "Snapshot
-// taken", "Stopped keeping"; a kind with no words of its own is its name,
-// capitalized, with spaces for its dashes.
-func EventWords(kind string) string {
-	if w, ok := eventKindWords[kind]; ok {
-		return w
-	}
-	w := strings.ReplaceAll(kind, "-", " ")
-	if w == "" {
-		return w
-	}
-	return strings.ToUpper(w[:1]) + w[1:]
-}
-
-var eventKindWords = map[string]string{
-	EvSnapshotTaken: "Snapshot taken", EvSnapshotFailed: "Snapshot failed",
-	EvRestoreAsked: "Restore asked", EvRestored: "Restored", EvRestoreFailed: "Restore failed",
-	EvRestoredOutside: "Restored outside boxsnap", EvRestoreOutsideFailed: "A restore outside boxsnap failed",
-	EvRestoreOutsideRun: "A restore outside boxsnap is running", EvChangedOutside: "Snapshots changed outside boxsnap",
-	EvForkAsked: "Fork asked", EvForked: "Forked", EvForkFailed: "Fork failed",
-	EvSnapshotDeleted: "Deleted", EvSnapshotKept: "Kept", EvSnapshotUnkept: "Stopped keeping",
-	EvSnapshotLost: "Lost", EvSnapshotUnavailable: "Unavailable", EvSnapshotFound: "Found again",
-	EvHeldCopyMade: "Held copy made", EvHeldCopyStarted: "Held copy started",
-	EvMade: "Made", EvReleased: "Released", EvStarted: "Started",
-	EvReset: "Reset", EvResetUndone: "Reset undone", EvResetFailed: "Reset failed",
-}
-
-// EventLine says one event as one sentence, as a settled card's live
-// region says the box log's newest: "amber-fox snapshot taken: ‘before the
-// migration’ (sn_…), disk, in 1.2 s." Words that begin with the kind's own
-// ("made on this host") say it once: "amber-fox made on this host."
-func EventLine(box string, ev LogEvent) string {
-	what, words := EventParts(ev)
-	line := box
-	if what != "" {
-		line += " " + strings.ToLower(what[:1]) + what[1:]
-	}
-	if words != "" {
-		line += ": " + words
-	}
-	return strings.TrimSuffix(line, ".") + "."
-}
-
-// EventParts splits an event into what the History card says of its kind
-// and the words after it; words that begin with the kind's own words
-// ("made on this host") are said once, as "Made on this host", with no
-// words after.
-func EventParts(ev LogEvent) (what, words string) {
-	what, words = EventWords(ev.Kind), ev.Words
-	if n := len(what); what != "" && len(words) > n && words[n] == ' ' && strings.EqualFold(words[:n], what) {
-		return what + words[n:], ""
-	}
-	return what, words
-}
+// The box log's words: what each event says after its kind, written once
+// here (or in the words.go of the seam that logs it) for the box page's
+// History card and live region and the API's log, which show them as the
+// core wrote them. An event's words are a phrase after its kind ("Snapshot
+// taken: ‘before the migration’ (sn_…), disk, in 1.2 s"); the pages say the
+// kind itself (app/web/pagemodel's EventWords).
 
 // NamedID says a snapshot in the box log: "‘before the migration’ (sn_…)".
 func NamedID(name, id string) string { return fmt.Sprintf("‘%s’ (%s)", name, id) }

@@ -267,40 +267,6 @@ func TestLogWordsShape(t *testing.T) {
 	}
 }
 
-// TestEventWords: each kind of event is said in words, never by its name
-// with dashes; a line of an event ends with one full stop even where its
-// words are sentences; words that begin with the kind's own say it once.
-func TestEventWords(t *testing.T) {
-	t.Parallel()
-	kinds := []string{EvSnapshotTaken, EvSnapshotFailed, EvRestoreAsked, EvRestored, EvRestoreFailed, EvRestoredOutside,
-		EvRestoreOutsideFailed, EvRestoreOutsideRun, EvChangedOutside, EvForkAsked, EvForked, EvForkFailed, EvSnapshotDeleted,
-		EvSnapshotKept, EvSnapshotUnkept, EvSnapshotLost, EvSnapshotUnavailable, EvSnapshotFound, EvHeldCopyMade,
-		EvHeldCopyStarted, EvMade, EvReleased, EvRestoreRequested, EvRestoreDeclined, EvSnapshotForgotten,
-		EvGuestGone, EvReleaseStopped, EvSetStraight, EvSnapshotSaved, EvSnapshotUnsaved, EvHistorySettings, EvHistoryThinned,
-		EvHistoryDeleted, EvReset, EvResetUndone, EvResetFailed,
-		EvTrashed, EvUntrashed, EvStarted}
-	for _, k := range kinds {
-		w := EventWords(k)
-		if w == "" || strings.Contains(w, "-") || strings.ToUpper(w[:1]) != w[:1] {
-			t.Errorf("EventWords(%q) = %q", k, w)
-		}
-	}
-	for _, c := range []struct {
-		ev   LogEvent
-		want string
-	}{
-		{LogEvent{Kind: EvSnapshotUnkept, Words: LogUnkeptWords("a", false)}, "amber-fox stopped keeping: ‘a’ goes with the box again."},
-		{LogEvent{Kind: "", Words: "x"}, "amber-fox: x."},
-	} {
-		if got := EventLine("amber-fox", c.ev); got != c.want {
-			t.Errorf("EventLine(%+v) = %q, want %q", c.ev, got, c.want)
-		}
-	}
-	if what, words := EventParts(LogEvent{Kind: EvMade, Words: "made on this host"}); what != "Made on this host" || words != "" {
-		t.Errorf("EventParts of made = %q, %q", what, words)
-	}
-}
-
 // TestFailureWordsShape: what a failed operation says, and what boxsnap
 // then observed, read as words: no space at either end or doubled, no
 // verb of fmt left over, no doubled word (a reset's "boxsnap it is fresh,

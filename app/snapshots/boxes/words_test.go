@@ -48,14 +48,16 @@ func TestRefusalWordsShape(t *testing.T) {
 // kind, naming its snapshot in ‘’.
 func TestLogWordsShape(t *testing.T) {
 	t.Parallel()
-	ev := snapshots.LogEvent{Kind: snapshots.EvReleaseStopped, Words: logReleaseStoppedWords("Release did not finish: pve-1 does not answer.")}
-	want := "amber-fox release stopped: Release did not finish: pve-1 does not answer. Nothing kept was deleted."
-	if got := snapshots.EventLine("amber-fox", ev); got != want {
-		t.Errorf("EventLine(%+v) = %q, want %q", ev, got, want)
+	// The pages say these words after the kind (pagemodel's
+	// TestBoxesEventLines): "amber-fox release stopped: Release did not
+	// finish: pve-1 does not answer. Nothing kept was deleted.", "amber-fox
+	// made on this host."
+	stopped := logReleaseStoppedWords("Release did not finish: pve-1 does not answer.")
+	if want := "Release did not finish: pve-1 does not answer. Nothing kept was deleted."; stopped != want {
+		t.Errorf("logReleaseStoppedWords = %q, want %q", stopped, want)
 	}
-	made := snapshots.LogEvent{Kind: snapshots.EvMade, Words: LogMadeOnWords("this host")}
-	if got := snapshots.EventLine("amber-fox", made); got != "amber-fox made on this host." {
-		t.Errorf("EventLine(%+v) = %q, want %q", made, got, "amber-fox made on this host.")
+	if got := LogMadeOnWords("this host"); got != "made on this host" {
+		t.Errorf("LogMadeOnWords = %q, want %q", got, "made on this host")
 	}
 	// Every other phrase the boxes log is a phrase after its kind: no full
 	// stop at the end, and a snapshot it names in ‘’.
