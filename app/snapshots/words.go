@@ -277,11 +277,6 @@ func changeWords(c Change) string {
 	return string(c)
 }
 
-// DeleteHistoryWords is the refusal when the typed name is not the box's.
-func DeleteHistoryWords(box string) string {
-	return fmt.Sprintf("Type the box's name, %s, to delete its automatic history.", box)
-}
-
 // TrashCostWords is the one home of what a box costs while it waits in the
 // trash on a backend of kind, which the release dialog says and the trash
 // lists.
@@ -328,31 +323,6 @@ func UntrashedWords(box string, started bool) string {
 		return fmt.Sprintf("Restored %s from the trash, with its history, and started it.", box)
 	}
 	return fmt.Sprintf("Restored %s from the trash, with its history.", box)
-}
-
-// CopyFailedWords is the refusal when a release's held copy cannot be made,
-// so the release stops before the guest goes: "Release did not finish:
-// boxsnap could not copy ‘Thu 09:15’ (pve-1 has 6 GB free, and it needs 13
-// GB)".
-func CopyFailedWords(snapshot, why string) string {
-	return fmt.Sprintf(ReleaseUnfinished+CopyFailed+"‘%s’ (%s)", snapshot, why)
-}
-
-// The words of a release that stopped because a kept snapshot could not be
-// made to outlast it: the operation's error, on the box's page.
-const (
-	ReleaseUnfinished = "Release did not finish: "
-	CopyFailed        = "boxsnap could not copy "
-)
-
-// ForgotWords says what ForgetBackend did.
-func ForgotWords(p *ForgetPlan, kept []string) string {
-	n := len(p.Snapshots) - len(kept)
-	w := fmt.Sprintf("Forgot %s of %s: their records only. They may still exist on %s and be billed.", Plural(n, "snapshot", "snapshots"), p.Backend, p.Backend)
-	if len(kept) > 0 {
-		w += fmt.Sprintf(" %s stay, in use by an operation: forget again when it ends.", strings.Join(kept, ", "))
-	}
-	return w
 }
 
 // ByWords says who did something, the same on every page and in the log:

@@ -145,9 +145,6 @@ func TestRefusalWordsFromSpec(t *testing.T) {
 		// An operation a restart left unconfirmed, with Check now.
 		{"check now", checkNowFirstWords(UnknownWords("amber-fox", &Operation{Kind: OpRestore, Step: string(providers.StepRollback)})),
 			"boxsnap could not confirm the restore of amber-fox: it was rolling back when boxsnap restarted. Check now first."},
-		// A keep is confirmed only when it will last.
-		{"keep", CopyFailedWords("Thu 09:15", "pve-1 has 6 GB free, and it needs 13 GB"),
-			"Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1 has 6 GB free, and it needs 13 GB)"},
 		// Snapshots the caller may not see: "and others you cannot see".
 		{"unseen", DeleteWords([]string{"‘Thu 09:15’"}, 2), "Delete one to free it: ‘Thu 09:15’, and others you cannot see."},
 	} {
@@ -208,7 +205,7 @@ func TestRefusalWordsShape(t *testing.T) {
 		NoRequestsWords, NoTemplatesWords, SavedWords(sn, " of "+box, box),
 		UnsavedWords(sn, ""), UnsavedWords(sn, " (sn_1)"), RevokedWords(""), RevokedWords("sh_1"),
 		TrashedWords(box, time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC), time.UTC),
-		UntrashedWords(box, true), UntrashedWords(box, false), DeleteHistoryWords(box),
+		UntrashedWords(box, true), UntrashedWords(box, false),
 		TrashCostWords("proxmox"), TrashCostWords("docker"), TrashCostWords("local"), TrashCostWords("tart"),
 		AlwaysWithUndoWords(box),
 	}

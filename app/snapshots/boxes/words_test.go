@@ -37,7 +37,7 @@ func TestRefusalWordsShape(t *testing.T) {
 			t.Errorf("%q does not end with one full stop", w)
 		}
 	}
-	if !isCopyFailed(snapshots.CopyFailedWords(sn, "no room")) || isCopyFailed(releaseCouldNotDeleteWords(sn, "busy")) {
+	if !isCopyFailed(CopyFailedWords(sn, "no room")) || isCopyFailed(releaseCouldNotDeleteWords(sn, "busy")) {
 		t.Error("a release stopped by its held copy is not told by its words")
 	}
 }
@@ -98,8 +98,8 @@ func TestFailureWordsShape(t *testing.T) {
 	t.Parallel()
 	e := errors.New("pve-1 does not answer")
 	words := []string{
-		snapshots.CopyFailedWords("a", copyIsWords("lost")),
-		snapshots.CopyFailedWords("a", copyNoStorageWords("it is locked")), snapshots.CopyFailedWords("a", copyRoomWords("pve-1", 6e9, 13e9)),
+		CopyFailedWords("a", copyIsWords("lost")),
+		CopyFailedWords("a", copyNoStorageWords("it is locked")), CopyFailedWords("a", copyRoomWords("pve-1", 6e9, 13e9)),
 		finalNoneWords("pve-1", "amber-fox"), finalNoPlanWords(e), finalFailedWords(e),
 		untrashUnfinishedWords(untrashGoneWords("amber-fox")), untrashUnfinishedWords(untrashGuestWords("amber-fox", e)),
 		untrashUnfinishedWords(untrashStartWords("amber-fox", e)), logReleaseStoppedWords(releaseUnfinishedWords("pve-1 does not answer.")),
@@ -122,9 +122,20 @@ func TestFailureWordsShape(t *testing.T) {
 // is said once, with what boxsnap then observed after it.
 func TestUnfinishedWords(t *testing.T) {
 	t.Parallel()
-	got := snapshots.UnfinishedWords("The release", snapshots.CopyFailedWords("Thu 09:15", "pve-1 has 6 GB free, and it needs 13 GB"), observedNothingKeptGone)
+	got := snapshots.UnfinishedWords("The release", CopyFailedWords("Thu 09:15", "pve-1 has 6 GB free, and it needs 13 GB"), observedNothingKeptGone)
 	want := "Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1 has 6 GB free, and it needs 13 GB); boxsnap then observed: nothing kept was deleted."
 	if got != want {
 		t.Errorf("UnfinishedWords\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestCopyFailedWords: a keep is confirmed only when it will last: a
+// held copy that cannot be made stops the release, in these words.
+func TestCopyFailedWords(t *testing.T) {
+	t.Parallel()
+	got := CopyFailedWords("Thu 09:15", "pve-1 has 6 GB free, and it needs 13 GB")
+	want := "Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1 has 6 GB free, and it needs 13 GB)"
+	if got != want {
+		t.Errorf("CopyFailedWords\n got %q\nwant %q", got, want)
 	}
 }

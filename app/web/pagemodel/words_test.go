@@ -180,7 +180,7 @@ func TestEventWords(t *testing.T) {
 		snapshots.EvForkFailed, snapshots.EvSnapshotDeleted, snapshots.EvSnapshotKept, snapshots.EvSnapshotUnkept,
 		snapshots.EvSnapshotLost, snapshots.EvSnapshotUnavailable, snapshots.EvSnapshotFound, snapshots.EvHeldCopyMade,
 		snapshots.EvHeldCopyStarted, snapshots.EvMade, snapshots.EvReleased, snapshots.EvRestoreRequested,
-		snapshots.EvRestoreDeclined, snapshots.EvSnapshotForgotten, snapshots.EvGuestGone, snapshots.EvReleaseStopped,
+		snapshots.EvRestoreDeclined, boxes.EvSnapshotForgotten, snapshots.EvGuestGone, snapshots.EvReleaseStopped,
 		snapshots.EvSetStraight, snapshots.EvSnapshotSaved, snapshots.EvSnapshotUnsaved, snapshots.EvHistorySettings,
 		snapshots.EvHistoryThinned, snapshots.EvHistoryDeleted, snapshots.EvReset, snapshots.EvResetUndone,
 		snapshots.EvResetFailed, snapshots.EvTrashed, snapshots.EvUntrashed, snapshots.EvStarted}
