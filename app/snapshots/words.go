@@ -596,14 +596,6 @@ func textControlWords(what string) string {
 	return fmt.Sprintf("%s cannot hold a NUL, control characters or characters that change the direction of text.", what)
 }
 
-// DatabaseDownWords is /healthz's answer when the database does not answer,
-// with why (the server's or the system's words, never its address).
-func DatabaseDownWords(why string) string { return "database does not answer: " + why }
-
-func noAnswerWithinWords(d time.Duration) string { return "no answer within " + d.String() }
-
-const itsConnectionFailedWords = "its connection failed"
-
 // Operations: every change is an operation, recorded before it starts, one
 // at a time per box; then one cut short by a restart, and a locked guest.
 
