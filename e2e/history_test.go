@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/keep"
 )
 
 // TestBrowserHistory: the box page's timeline of automatic snapshots, by
@@ -94,7 +94,7 @@ func TestBrowserHistory(t *testing.T) {
 	e.tabTo(t, "#dlg-confirm")
 	e.typeText(t, "brisk")
 	e.press(t, "Enter")
-	e.waitText(t, "dialog[open] .error", snapshots.DeleteHistoryWords("brisk-lake"))
+	e.waitText(t, "dialog[open] .error", keep.DeleteHistoryWords("brisk-lake"))
 	e.tabTo(t, "#dlg-confirm")
 	e.press(t, "Control+a")
 	e.typeText(t, "brisk-lake")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/approvals"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/snapshots/fork"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
 )
@@ -157,7 +158,7 @@ func (s *Stack) sceneTawnyStopped(ctx context.Context, sc *Scene) error {
 	}
 	if _, err := s.Pool.Exec(ctx, `INSERT INTO operations (id, kind, box_id, by_kind, step, state, error, observed, started_at, ended_at)
 		VALUES ($1, 'release', $2, 'owner', 'copy-clone', 'failed', $3, 'nothing kept was deleted', now(), now())`,
-		snapshots.NewID("op"), tawny.ID, snapshots.CopyFailedWords(thu.Name, "this host has 5.4 GB free, and it needs 8.6 GB")); err != nil {
+		snapshots.NewID("op"), tawny.ID, boxes.CopyFailedWords(thu.Name, "this host has 5.4 GB free, and it needs 8.6 GB")); err != nil {
 		return fmt.Errorf("a stopped release of tawny-moss: %w", err)
 	}
 	return nil

@@ -5,10 +5,10 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/wire"
 
-	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 )
 
-func forgetOf(p *snapshots.ForgetPlan) wire.ForgetAnswer {
+func forgetOf(p *boxes.ForgetPlan) wire.ForgetAnswer {
 	a := wire.ForgetAnswer{Backend: p.Backend, Lines: p.Lines, Bytes: p.Bytes, Words: p.Words, Snapshots: []string{}}
 	for _, sn := range p.Snapshots {
 		a.Snapshots = append(a.Snapshots, sn.ID)
@@ -46,6 +46,6 @@ func (s settingsRoutes) forgetBackend(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a := forgetOf(p)
-	a.Words, a.Stayed = snapshots.ForgotWords(p, stayed), stayed
+	a.Words, a.Stayed = boxes.ForgotWords(p, stayed), stayed
 	writeJSON(w, http.StatusOK, a)
 }

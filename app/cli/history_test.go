@@ -9,6 +9,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/cli"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/keep"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -60,7 +61,7 @@ func TestCLIHistory(t *testing.T) {
 	says(t, g.ok(t, "history", "amber-fox", "--automatic", "off", "--max-gib", "20"), "automatic snapshots off (this box's own setting); 1 held; the oldest goes past 20 GiB held.")
 
 	code, _, errw := g.run(t, g.env(), "delete-history", "amber-fox", "--confirm", "amber")
-	if code != cli.ExitRefused || !strings.Contains(errw, snapshots.DeleteHistoryWords("amber-fox")) {
+	if code != cli.ExitRefused || !strings.Contains(errw, keep.DeleteHistoryWords("amber-fox")) {
 		t.Fatalf("delete-history with the wrong name: exit %d, %q", code, errw)
 	}
 	g.ok(t, "delete-history", "amber-fox", "--confirm", "amber-fox")

@@ -17,59 +17,25 @@
 //
 // The other seams are packages of their own under app/snapshots (and
 // app/pictures), each a struct holding only what it uses and reaching the
-// kernel through small interfaces it declares, which *Service
-// satisfies; the kernel names they use are exported (BoxByID, Admit, End,
-// Log, …), each registers its own kinds of operation with the kernel's
-// engine, and package seams wires them (for app/boot, app/coretest and
-// e2e alike). Package sweeps holds the periodic work (the reconcile, the
-// outside-restore scan, the room sweep, the keeps' expiry, automatic
-// history's check and thinning, the trash's emptying, housekeeping),
-// with its Thin and DeleteHistory operations. Package take
-// holds the take (a snapshot of a box, a person's, an agent's or the CLI's,
-// and boxsnap's automatic one) with its Take operation, and the undo a
-// restore or a reset takes first (TakeUndo); nothing in the kernel calls
-// it. Package
-// contents holds what a snapshot holds and its moves in and out of boxsnap
-// (browsing, showing, downloading and comparing its files, a restore's
-// preview, exports, imports and their operation, share codes, a redeem
-// from another boxsnap). Package tab holds the Snapshots tab's lists (a page
-// of its boxes searched, filtered and sorted, its counts, the Boxes page's
-// tabs' counts, each backend's kinds of box and one live box of each).
-// Package boxes holds the boxes and threads (acquiring and listing boxes,
-// the Machines tab's pages, presence, status, the box log, history
-// settings, threads, templates, the trash and a box's release with its
-// held copies, forgetting a backend), with its Release and Untrash
-// operations. Package approvals holds the requests for the person's word (an agent's
-// restore asked, read, listed, approved or declined, the answers its agent
-// has not been told, a thread's turns held). Package heads holds the
-// boxes' heads and the snapshots' lineages (a lineage read as the caller
-// may see it, a row's parent, a head chosen without a restore); the head's
-// record itself stays here (SetHead), as a take, a restore, a fork, a reset
-// and an import all move it. Package take holds the take and the automatic
-// take. Package restore holds a box's restore (its guard, dry run, steps,
-// failure and undos replaced), the box set straight after a restore, a
-// reset to a fresh box and the undo of either, with its Restore and Reset
-// operations; the undo it takes first is the take's (take.Take.TakeUndo),
-// but for ZFS's held copy of the stopped guest, its own. Package fork holds the fork (a new box made from a
-// snapshot, armed, started and checked, one or many from one snapshot),
-// with its Fork operation. Package keep holds a snapshot's keep, its stop
-// and its renewal, its delete and the expiry's (with DeleteWith, DeleteStep
-// and FinishLeftDeletes, which the take, the restores, the boxes and the
-// sweeps delete through), the edits of its name and note, an automatic
-// snapshot's save and unsave and a box's Delete history, with its
-// Keep, Unkeep, Delete and Expiry operations; their requests and results
-// stay here (keeprequests.go), as the dry runs and the sweeps speak them
-// too. Package boxview holds a box's page's read model. Package pictures (app/pictures) holds pictures of a box's
-// screen (a snapshot's picture read, a take's picture, a restore's undo's
-// captured before its stop and held until the undo is taken). The kernel
-// calls a seam only through an interface it declares for what it calls,
-// given by a setter: PictureKeeper (UsePictures) and BoxReader (UseBoxes).
+// kernel through small interfaces it declares, which *Service satisfies;
+// the kernel names they use are exported (BoxByID, Admit, End, Log, …),
+// each registers its own kinds of operation with the kernel's engine, and
+// package seams wires them (for app/boot, app/coretest and e2e alike).
+// Each seam's own doc.go says what it holds, and README.md's Layout lists
+// them all. What several seams share stays here: the head's record
+// (SetHead), which a take, a restore, a fork, a reset and an import all
+// move; a keep's and a delete's requests and results (keeprequests.go),
+// which the dry runs and the sweeps speak too; and the record of a take
+// (MarkTaken), which the take and a restore's held undo both write. The
+// kernel calls a seam only through an interface it declares for what it
+// calls, given by a setter: PictureKeeper (UsePictures) and BoxReader
+// (UseBoxes).
 //
 // words.go is the one home of the words a person or an agent reads from the
 // kernel and its seams still here (a seam package keeps its own words.go
 // for the words it alone says) (what a snapshot holds, prices in their currency, sizes, how long,
 // an operation's step, what boxsnap could not confirm, what was done, each
-// box log event's words and kind, an operation's failure and what boxsnap
+// box log event's words (the pages say its kind), an operation's failure and what boxsnap
 // then observed, and every refusal, one named function or constant each,
 // grouped by the rule that refuses): the rules, the pages, the API and its
 // tools, and the CLI say them through it, and words_test.go tests them. A

@@ -16,15 +16,6 @@ type KeepResult struct {
 	KeptUntil *time.Time `json:"keptUntil"`
 }
 
-// ReleaseResult is what a finished release answers: into the trash (Trash,
-// until when, its final snapshot), or released.
-type ReleaseResult struct {
-	Box   string     `json:"box"`
-	Trash bool       `json:"trash,omitempty"`
-	Until *time.Time `json:"until,omitempty"`
-	Final string     `json:"finalSnapshot,omitempty"`
-}
-
 // register has the engine ask the core's backends where their tasks got
 // to; every kind of operation is registered by the seam that runs it.
 func (s *Service) register() {

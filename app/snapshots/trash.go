@@ -71,9 +71,3 @@ func (s *Records) TrashRow(ctx context.Context, q db.DBTX, boxID string) (*Trash
 	}
 	return &r, nil
 }
-
-// UntrashResult is what a finished restore from the trash answers.
-type UntrashResult struct {
-	Box     string `json:"box"`
-	Started bool   `json:"started"`
-}

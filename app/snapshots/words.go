@@ -277,11 +277,6 @@ func changeWords(c Change) string {
 	return string(c)
 }
 
-// DeleteHistoryWords is the refusal when the typed name is not the box's.
-func DeleteHistoryWords(box string) string {
-	return fmt.Sprintf("Type the box's name, %s, to delete its automatic history.", box)
-}
-
 // TrashCostWords is the one home of what a box costs while it waits in the
 // trash on a backend of kind, which the release dialog says and the trash
 // lists.
@@ -330,31 +325,6 @@ func UntrashedWords(box string, started bool) string {
 	return fmt.Sprintf("Restored %s from the trash, with its history.", box)
 }
 
-// CopyFailedWords is the refusal when a release's held copy cannot be made,
-// so the release stops before the guest goes: "Release did not finish:
-// boxsnap could not copy ‘Thu 09:15’ (pve-1 has 6 GB free, and it needs 13
-// GB)".
-func CopyFailedWords(snapshot, why string) string {
-	return fmt.Sprintf(ReleaseUnfinished+CopyFailed+"‘%s’ (%s)", snapshot, why)
-}
-
-// The words of a release that stopped because a kept snapshot could not be
-// made to outlast it: the operation's error, on the box's page.
-const (
-	ReleaseUnfinished = "Release did not finish: "
-	CopyFailed        = "boxsnap could not copy "
-)
-
-// ForgotWords says what ForgetBackend did.
-func ForgotWords(p *ForgetPlan, kept []string) string {
-	n := len(p.Snapshots) - len(kept)
-	w := fmt.Sprintf("Forgot %s of %s: their records only. They may still exist on %s and be billed.", Plural(n, "snapshot", "snapshots"), p.Backend, p.Backend)
-	if len(kept) > 0 {
-		w += fmt.Sprintf(" %s stay, in use by an operation: forget again when it ends.", strings.Join(kept, ", "))
-	}
-	return w
-}
-
 // ByWords says who did something, the same on every page and in the log:
 // "by you", "by the agent in (thread)", "by a boxsnap command", "by
 // boxsnap: (why)", "outside boxsnap".
@@ -384,66 +354,12 @@ func ByWords(kind, threadTitle, why string) string {
 // NothingChangedDryWords ends every dry run's answer.
 const NothingChangedDryWords = "Nothing changed: this was a dry run."
 
-// The box log's words: what each event says, written once here for the box
-// page's History card and live region and the API's log, which show them as
-// the core wrote them. An event's words
-// are a phrase after its kind ("Snapshot taken: ‘before the migration’
-// (sn_…), disk, in 1.2 s"); EventWords says the kind itself.
-
-// EventWords says a box log event's kind as the pages say it: "Snapshot
-// taken", "Stopped keeping"; a kind with no words of its own is its name,
-// capitalized, with spaces for its dashes.
-func EventWords(kind string) string {
-	if w, ok := eventKindWords[kind]; ok {
-		return w
-	}
-	w := strings.ReplaceAll(kind, "-", " ")
-	if w == "" {
-		return w
-	}
-	return strings.ToUpper(w[:1]) + w[1:]
-}
-
-var eventKindWords = map[string]string{
-	EvSnapshotTaken: "Snapshot taken", EvSnapshotFailed: "Snapshot failed",
-	EvRestoreAsked: "Restore asked", EvRestored: "Restored", EvRestoreFailed: "Restore failed",
-	EvRestoredOutside: "Restored outside boxsnap", EvRestoreOutsideFailed: "A restore outside boxsnap failed",
-	EvRestoreOutsideRun: "A restore outside boxsnap is running", EvChangedOutside: "Snapshots changed outside boxsnap",
-	EvForkAsked: "Fork asked", EvForked: "Forked", EvForkFailed: "Fork failed",
-	EvSnapshotDeleted: "Deleted", EvSnapshotKept: "Kept", EvSnapshotUnkept: "Stopped keeping",
-	EvSnapshotLost: "Lost", EvSnapshotUnavailable: "Unavailable", EvSnapshotFound: "Found again",
-	EvHeldCopyMade: "Held copy made", EvHeldCopyStarted: "Held copy started",
-	EvMade: "Made", EvReleased: "Released", EvStarted: "Started",
-	EvReset: "Reset", EvResetUndone: "Reset undone", EvResetFailed: "Reset failed",
-}
-
-// EventLine says one event as one sentence, as a settled card's live
-// region says the box log's newest: "amber-fox snapshot taken: ‘before the
-// migration’ (sn_…), disk, in 1.2 s." Words that begin with the kind's own
-// ("made on this host") say it once: "amber-fox made on this host."
-func EventLine(box string, ev LogEvent) string {
-	what, words := EventParts(ev)
-	line := box
-	if what != "" {
-		line += " " + strings.ToLower(what[:1]) + what[1:]
-	}
-	if words != "" {
-		line += ": " + words
-	}
-	return strings.TrimSuffix(line, ".") + "."
-}
-
-// EventParts splits an event into what the History card says of its kind
-// and the words after it; words that begin with the kind's own words
-// ("made on this host") are said once, as "Made on this host", with no
-// words after.
-func EventParts(ev LogEvent) (what, words string) {
-	what, words = EventWords(ev.Kind), ev.Words
-	if n := len(what); what != "" && len(words) > n && words[n] == ' ' && strings.EqualFold(words[:n], what) {
-		return what + words[n:], ""
-	}
-	return what, words
-}
+// The box log's words: what each event says after its kind, written once
+// here (or in the words.go of the seam that logs it) for the box page's
+// History card and live region and the API's log, which show them as the
+// core wrote them. An event's words are a phrase after its kind ("Snapshot
+// taken: ‘before the migration’ (sn_…), disk, in 1.2 s"); the pages say the
+// kind itself (app/web/pagemodel's EventWords).
 
 // NamedID says a snapshot in the box log: "‘before the migration’ (sn_…)".
 func NamedID(name, id string) string { return fmt.Sprintf("‘%s’ (%s)", name, id) }
@@ -679,14 +595,6 @@ func lineControlWords(what string) string {
 func textControlWords(what string) string {
 	return fmt.Sprintf("%s cannot hold a NUL, control characters or characters that change the direction of text.", what)
 }
-
-// DatabaseDownWords is /healthz's answer when the database does not answer,
-// with why (the server's or the system's words, never its address).
-func DatabaseDownWords(why string) string { return "database does not answer: " + why }
-
-func noAnswerWithinWords(d time.Duration) string { return "no answer within " + d.String() }
-
-const itsConnectionFailedWords = "its connection failed"
 
 // Operations: every change is an operation, recorded before it starts, one
 // at a time per box; then one cut short by a restart, and a locked guest.

@@ -145,9 +145,6 @@ func TestRefusalWordsFromSpec(t *testing.T) {
 		// An operation a restart left unconfirmed, with Check now.
 		{"check now", checkNowFirstWords(UnknownWords("amber-fox", &Operation{Kind: OpRestore, Step: string(providers.StepRollback)})),
 			"boxsnap could not confirm the restore of amber-fox: it was rolling back when boxsnap restarted. Check now first."},
-		// A keep is confirmed only when it will last.
-		{"keep", CopyFailedWords("Thu 09:15", "pve-1 has 6 GB free, and it needs 13 GB"),
-			"Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1 has 6 GB free, and it needs 13 GB)"},
 		// Snapshots the caller may not see: "and others you cannot see".
 		{"unseen", DeleteWords([]string{"‘Thu 09:15’"}, 2), "Delete one to free it: ‘Thu 09:15’, and others you cannot see."},
 	} {
@@ -208,7 +205,7 @@ func TestRefusalWordsShape(t *testing.T) {
 		NoRequestsWords, NoTemplatesWords, SavedWords(sn, " of "+box, box),
 		UnsavedWords(sn, ""), UnsavedWords(sn, " (sn_1)"), RevokedWords(""), RevokedWords("sh_1"),
 		TrashedWords(box, time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC), time.UTC),
-		UntrashedWords(box, true), UntrashedWords(box, false), DeleteHistoryWords(box),
+		UntrashedWords(box, true), UntrashedWords(box, false),
 		TrashCostWords("proxmox"), TrashCostWords("docker"), TrashCostWords("local"), TrashCostWords("tart"),
 		AlwaysWithUndoWords(box),
 	}
@@ -264,40 +261,6 @@ func TestLogWordsShape(t *testing.T) {
 	}
 	for _, w := range others {
 		check(w)
-	}
-}
-
-// TestEventWords: each kind of event is said in words, never by its name
-// with dashes; a line of an event ends with one full stop even where its
-// words are sentences; words that begin with the kind's own say it once.
-func TestEventWords(t *testing.T) {
-	t.Parallel()
-	kinds := []string{EvSnapshotTaken, EvSnapshotFailed, EvRestoreAsked, EvRestored, EvRestoreFailed, EvRestoredOutside,
-		EvRestoreOutsideFailed, EvRestoreOutsideRun, EvChangedOutside, EvForkAsked, EvForked, EvForkFailed, EvSnapshotDeleted,
-		EvSnapshotKept, EvSnapshotUnkept, EvSnapshotLost, EvSnapshotUnavailable, EvSnapshotFound, EvHeldCopyMade,
-		EvHeldCopyStarted, EvMade, EvReleased, EvRestoreRequested, EvRestoreDeclined, EvSnapshotForgotten,
-		EvGuestGone, EvReleaseStopped, EvSetStraight, EvSnapshotSaved, EvSnapshotUnsaved, EvHistorySettings, EvHistoryThinned,
-		EvHistoryDeleted, EvReset, EvResetUndone, EvResetFailed,
-		EvTrashed, EvUntrashed, EvStarted}
-	for _, k := range kinds {
-		w := EventWords(k)
-		if w == "" || strings.Contains(w, "-") || strings.ToUpper(w[:1]) != w[:1] {
-			t.Errorf("EventWords(%q) = %q", k, w)
-		}
-	}
-	for _, c := range []struct {
-		ev   LogEvent
-		want string
-	}{
-		{LogEvent{Kind: EvSnapshotUnkept, Words: LogUnkeptWords("a", false)}, "amber-fox stopped keeping: ‘a’ goes with the box again."},
-		{LogEvent{Kind: "", Words: "x"}, "amber-fox: x."},
-	} {
-		if got := EventLine("amber-fox", c.ev); got != c.want {
-			t.Errorf("EventLine(%+v) = %q, want %q", c.ev, got, c.want)
-		}
-	}
-	if what, words := EventParts(LogEvent{Kind: EvMade, Words: "made on this host"}); what != "Made on this host" || words != "" {
-		t.Errorf("EventParts of made = %q, %q", what, words)
 	}
 }
 

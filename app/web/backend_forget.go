@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 )
 
@@ -58,5 +59,5 @@ func (s *Server) forgetBackend(w http.ResponseWriter, r *http.Request) {
 		s.refused(w, r, err)
 		return
 	}
-	s.done(w, r, d.Back, strings.TrimSpace(snapshots.ForgotWords(p, stayed)))
+	s.done(w, r, d.Back, strings.TrimSpace(boxes.ForgotWords(p, stayed)))
 }

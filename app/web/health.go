@@ -2,14 +2,53 @@ package web
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"regexp"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // healthFor is how long /healthz answers one ping's result: under load it
 // pings the database at most about once a second, whoever asks.
 const healthFor = time.Second
+
+// databasePingTimeout bounds a health check's ping of the database.
+const databasePingTimeout = 2 * time.Second
+
+// quoted is a name in quotes in the server's words.
+var quoted = regexp.MustCompile(`"[^"]*"`)
+
+// databaseDown pings the database with ping, within databasePingTimeout,
+// and answers "" when it answers, else why not in words that hold no
+// secret: never the connection string, its host, user or database (pgx's
+// connect errors name them), only the server's own message or the
+// system's.
+func databaseDown(ctx context.Context, ping func(context.Context) error) string {
+	ctx, cancel := context.WithTimeout(ctx, databasePingTimeout)
+	defer cancel()
+	err := ping(ctx)
+	if err == nil {
+		return ""
+	}
+	var pgErr *pgconn.PgError
+	var errno syscall.Errno
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+		return DatabaseDownWords(noAnswerWithinWords(databasePingTimeout))
+	case errors.As(err, &pgErr):
+		// The server's words name what they are about in quotes (the
+		// database, the user): left out.
+		return DatabaseDownWords(strings.Join(strings.Fields(quoted.ReplaceAllString(pgErr.Message, "")), " "))
+	case errors.As(err, &errno):
+		return DatabaseDownWords(errno.Error())
+	}
+	return DatabaseDownWords(itsConnectionFailedWords)
+}
 
 // healthCheck is /healthz's look at the database: one ping at a time, its
 // result kept healthFor; a request while a ping runs answers the last

@@ -5,6 +5,7 @@ import (
 	"net/url"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 	"github.com/boxsnap/boxsnap/views"
 )
@@ -32,10 +33,10 @@ func (s *Server) showMachines(w http.ResponseWriter, r *http.Request) {
 	rc := s.rows.RowContext(r.Context(), "/boxes", r.URL.Query().Get("select") == "1")
 	v := r.URL.Query()
 	list := func(released bool, after string) (pagemodel.MachineList, error) {
-		page, err := s.boxes.Machines(ctx, snapshots.Owner(), snapshots.MachinesQuery{Released: released, After: after, Limit: machinesPerPage})
+		page, err := s.boxes.Machines(ctx, snapshots.Owner(), boxes.MachinesQuery{Released: released, After: after, Limit: machinesPerPage})
 		if err != nil && after != "" {
 			// A place from an old address: from the start.
-			page, err = s.boxes.Machines(ctx, snapshots.Owner(), snapshots.MachinesQuery{Released: released, Limit: machinesPerPage})
+			page, err = s.boxes.Machines(ctx, snapshots.Owner(), boxes.MachinesQuery{Released: released, Limit: machinesPerPage})
 		}
 		if err != nil {
 			return pagemodel.MachineList{}, err

@@ -13,6 +13,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/take"
+	"github.com/boxsnap/boxsnap/app/web/pagemodel"
 )
 
 var planField = regexp.MustCompile(`name="plan" value="([0-9a-f]+)"`)
@@ -280,8 +281,9 @@ func TestHistorySaysMadeOnce(t *testing.T) {
 }
 
 // TestEventsSaidByTheCore: the box page's History card and a settled
-// card's live region say each box log event as the core's EventParts and
-// EventLine say it, so an event's words are written once, in words.go.
+// card's live region say each box log event as pagemodel's EventParts and
+// EventLine say it (its kind's words, then the core's words after it), so
+// an event's words are written once.
 func TestEventsSaidByTheCore(t *testing.T) {
 	t.Parallel()
 	s := newSite(t, coretest.Options{})
@@ -303,7 +305,7 @@ func TestEventsSaidByTheCore(t *testing.T) {
 	}
 	page := s.do(t, "GET", "/boxes/calm-moss", nil, nil).Body.String()
 	for _, ev := range evs {
-		what, words := snapshots.EventParts(ev)
+		what, words := pagemodel.EventParts(ev)
 		line := `<span class="what">` + html.EscapeString(what) + `</span>`
 		if words != "" {
 			line += ": " + html.EscapeString(words)
@@ -313,7 +315,7 @@ func TestEventsSaidByTheCore(t *testing.T) {
 		}
 	}
 	live := s.do(t, "GET", "/boxes/calm-moss/live?in=page", nil, nil).Body.String()
-	if want := `data-announce="` + html.EscapeString(snapshots.EventLine(b.Name, evs[0])) + `"`; !strings.Contains(live, want) {
+	if want := `data-announce="` + html.EscapeString(pagemodel.EventLine(b.Name, evs[0])) + `"`; !strings.Contains(live, want) {
 		t.Errorf("the settled card does not announce the newest event as the core says it, %s:\n%s", want, live)
 	}
 }

@@ -108,7 +108,7 @@ func New(opts Options) (*Server, error) {
 	s.rows, s.dialogs = pagemodel.NewBuilders(pagemodel.Parts{Core: opts.Core, Keeps: opts.Keeps, Boxes: opts.Boxes, Contents: opts.Contents, Heads: opts.Heads,
 		Tab: opts.Tab, Approvals: opts.Approvals, Restores: opts.Restores, Forks: opts.Forks, Logger: opts.Logger})
 	if opts.Core != nil {
-		s.healthz = &healthCheck{down: opts.Core.DatabaseDown}
+		s.healthz = &healthCheck{down: func(ctx context.Context) string { return databaseDown(ctx, opts.Core.PingDatabase) }}
 	}
 	return s, nil
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/app/snapshots/boxview"
@@ -11,7 +12,7 @@ import (
 
 // The words only app/web's handlers say: the flash after a start, a
 // trashed box page's notice, the Settings line of the automatic history,
-// and the note under a snapshot's files. Words the core or another surface
+// the note under a snapshot's files, and /healthz's answer. Words the core or another surface
 // says too live in app/snapshots' words.go.
 
 // OwnSizeNoteWords says, where a snapshot's files are listed, which size
@@ -60,3 +61,13 @@ func AutomaticNowWords(n boxview.AutomaticNow, everySeconds int) string {
 func ReleasingWords(box string) string {
 	return "Releasing " + box + ": its snapshots that nobody kept go with it."
 }
+
+// DatabaseDownWords is /healthz's answer when the database does not answer,
+// with why (the server's or the system's words, never its address).
+func DatabaseDownWords(why string) string { return "database does not answer: " + why }
+
+// noAnswerWithinWords says the ping had no answer in time.
+func noAnswerWithinWords(d time.Duration) string { return "no answer within " + d.String() }
+
+// itsConnectionFailedWords says the ping failed for another reason.
+const itsConnectionFailedWords = "its connection failed"

@@ -47,7 +47,9 @@
 // raw file of the backend's own, e2fsck replays its journal there, and
 // e2fsprogs' debugfs reads its ext4 (the whole disk, or the largest ext4
 // partition) in user space, given inode numbers only, its output read by
-// its structure, every name and byte in it hostile.
+// its structure, every name and byte in it hostile; the look keeps package
+// guestfiles' rules (a path beneath the top, through no link, files only,
+// bounded reads), which Docker's look keeps too.
 //
 // An export (exports.go) writes a snapshot's disk as a qcow2 of its own
 // (qemu-img convert -l), whole or, against a base, holding only the

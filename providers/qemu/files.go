@@ -7,59 +7,22 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strings"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/guestfiles"
 )
 
 // A snapshot's files are its guest's root file system as the snapshot's
 // disk holds it (look.go makes the copy, debugfs.go reads it). Paths are the
-// guest's, relative to its top folder ("" or "." is "/"). A caller's path
-// that climbs with ".." is refused; each folder on the way must be a folder
-// and not a link; a link is shown as stored and never followed; anything
-// neither a file, a folder nor a link is "other" and never read.
+// guest's, relative to its top folder ("" or "." is "/"). The rules are
+// package guestfiles', which Docker's look keeps too: a caller's path that
+// climbs with ".." is refused; each folder on the way must be a folder and
+// not a link; a link is shown as stored and never followed; anything
+// neither a file, a folder nor a link is "other" and never read. Here each
+// folder's entries are read by inode from the image, never through a path
+// on the host.
 
 var _ providers.Browser = (*Backend)(nil)
-
-// maxLookEntries bounds the entries a walk or a comparison holds for one
-// side, so a hostile tree cannot fill the server's memory.
-const maxLookEntries = 1 << 20
-
-// lookParts cleans a caller's path into its parts (none for the top),
-// refusing one that climbs with "..".
-func lookParts(p string) ([]string, error) {
-	q := strings.Trim(p, "/")
-	if q == "" || q == "." {
-		return nil, nil
-	}
-	var parts []string
-	for _, part := range strings.Split(q, "/") {
-		switch part {
-		case "..":
-			return nil, &providers.RefusedError{Why: fmt.Sprintf("The path %q climbs out of the box with ..; paths are relative to the box's top folder", p)}
-		case "", ".":
-			continue
-		}
-		parts = append(parts, part)
-	}
-	return parts, nil
-}
-
-// relOf is the path of parts as entries give it: "." for the top.
-func relOf(parts []string) string {
-	if len(parts) == 0 {
-		return "."
-	}
-	return strings.Join(parts, "/")
-}
-
-// joinRel is the path of name in the folder dir.
-func joinRel(dir, name string) string {
-	if dir == "." {
-		return name
-	}
-	return dir + "/" + name
-}
 
 // entry is one path of a look, with its inode.
 type entry struct {
@@ -83,42 +46,47 @@ func entryOf(ctx context.Context, img fsImage, rel string, n inode) (entry, erro
 	return e, nil
 }
 
-// resolve finds the entry at parts, through no link: each folder on the
-// way is read and must be a folder, not a link.
+// resolve finds the entry at parts, through no link (guestfiles.Resolve):
+// each folder on the way is read from the image by inode and must be a
+// folder, not a link.
 func (f *files) resolve(ctx context.Context, img fsImage, parts []string) (entry, error) {
 	ns, err := img.inodes(ctx, f.lookTemp(), []uint32{rootIno})
 	if err != nil {
 		return entry{}, err
 	}
 	cur := ns[0]
-	for i, name := range parts {
-		if cur.kind() != "dir" {
-			return entry{}, fmt.Errorf("%s: %w", relOf(parts), providers.ErrNotFound)
-		}
-		list, err := img.list(ctx, cur.ino)
-		if err != nil {
-			return entry{}, err
-		}
-		var ino uint32
-		for _, d := range list {
-			if d.name == name {
-				ino = d.ino
-				break
+	rel := guestfiles.Rel(parts)
+	if len(parts) > 0 {
+		cur, err = guestfiles.Resolve(parts, "", inode.kind, func(k int) (inode, error) {
+			if cur.kind() != "dir" {
+				return inode{}, guestfiles.NotFound(rel, "")
 			}
-		}
-		if ino == 0 {
-			return entry{}, fmt.Errorf("%s: %w", relOf(parts), providers.ErrNotFound)
-		}
-		ns, err := img.inodes(ctx, f.lookTemp(), []uint32{ino})
+			list, err := img.list(ctx, cur.ino)
+			if err != nil {
+				return inode{}, err
+			}
+			var ino uint32
+			for _, d := range list {
+				if d.name == parts[k] {
+					ino = d.ino
+					break
+				}
+			}
+			if ino == 0 {
+				return inode{}, guestfiles.NotFound(rel, "")
+			}
+			ns, err := img.inodes(ctx, f.lookTemp(), []uint32{ino})
+			if err != nil {
+				return inode{}, err
+			}
+			cur = ns[0]
+			return cur, nil
+		})
 		if err != nil {
 			return entry{}, err
-		}
-		cur = ns[0]
-		if i < len(parts)-1 && cur.kind() == "link" {
-			return entry{}, &providers.RefusedError{Why: fmt.Sprintf("%s goes through a link (%s), which is never followed", relOf(parts), relOf(parts[:i+1]))}
 		}
 	}
-	return entryOf(ctx, img, relOf(parts), cur)
+	return entryOf(ctx, img, rel, cur)
 }
 
 // lookTemp is where a look's command files go.
@@ -130,8 +98,8 @@ func (f *files) children(ctx context.Context, img fsImage, e entry) ([]entry, er
 	if err != nil {
 		return nil, err
 	}
-	if len(list) > maxLookEntries {
-		return nil, tooMany()
+	if len(list) > guestfiles.MaxEntries {
+		return nil, guestfiles.TooMany("")
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].name < list[j].name })
 	inos := make([]uint32, len(list))
@@ -144,21 +112,16 @@ func (f *files) children(ctx context.Context, img fsImage, e entry) ([]entry, er
 	}
 	out := make([]entry, len(list))
 	for i, d := range list {
-		if out[i], err = entryOf(ctx, img, joinRel(e.Path, d.name), ns[i]); err != nil {
+		if out[i], err = entryOf(ctx, img, guestfiles.Join(e.Path, d.name), ns[i]); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-// tooMany refuses a walk of more than maxLookEntries entries.
-func tooMany() error {
-	return &providers.RefusedError{Why: fmt.Sprintf("The box holds more than %d files and folders, more than boxsnap reads in one go", maxLookEntries)}
-}
-
 // look opens a side (a snapshot, or the box's disk now) and resolves p on it.
 func (f *files) look(ctx context.Context, ref providers.SnapshotRef, now bool, p string) (fsImage, entry, func(), error) {
-	parts, err := lookParts(p)
+	parts, err := guestfiles.Parts(p)
 	if err != nil {
 		return fsImage{}, entry{}, nil, err
 	}
@@ -181,12 +144,8 @@ func (f *files) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir st
 		return nil, fmt.Errorf("browse: %w", err)
 	}
 	defer done()
-	switch e.Type {
-	case "dir":
-	case "link":
-		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s is a link to %s, which is never followed", e.Path, e.Target)}
-	default:
-		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s is not a folder", e.Path)}
+	if err := guestfiles.FolderOnly(e.Path, e.Type, e.Target); err != nil {
+		return nil, err
 	}
 	kids, err := f.children(ctx, img, e)
 	if err != nil {
@@ -198,17 +157,6 @@ func (f *files) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir st
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
-}
-
-// fileOnly refuses an entry that is not a regular file.
-func fileOnly(e entry, where string) error {
-	switch e.Type {
-	case "file":
-		return nil
-	case "link":
-		return &providers.RefusedError{Why: fmt.Sprintf("%s%s is a link to %s, which is never followed", e.Path, where, e.Target)}
-	}
-	return &providers.RefusedError{Why: fmt.Sprintf("%s%s is not a file", e.Path, where)}
 }
 
 // ReadFile writes one file of a snapshot, of at most providers.MaxReadBytes,
@@ -230,24 +178,21 @@ func (f *files) ReadFile(ctx context.Context, ref providers.SnapshotRef, p strin
 }
 
 // readLimited reads one file's content, of at most limit bytes; a larger one
-// is refused in words before it is read.
+// is refused in words before it is read, and one whose content runs past
+// its size and the limit is cut off (guestfiles.ReadAtMost).
 func readLimited(ctx context.Context, img fsImage, e entry, limit int64, where, why string) ([]byte, error) {
-	if err := fileOnly(e, where); err != nil {
+	if err := guestfiles.FileOnly(e.Path, where, e.Type, e.Target); err != nil {
 		return nil, err
 	}
 	if e.Size > limit {
-		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s%s is %s, more than the %s %s", e.Path, where, providers.GB(e.Size), providers.GB(limit), why)}
+		return nil, guestfiles.TooLarge(e.Path, where, e.Size, limit, why)
 	}
 	rc, err := img.open(ctx, e.n)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	data, err := io.ReadAll(rc)
-	if err != nil {
-		return nil, fmt.Errorf("read %s%s: %w", e.Path, where, err)
-	}
-	return data, nil
+	return guestfiles.ReadAtMost(rc, e.Path, where, e.Size, limit, why)
 }
 
 // OpenFile opens one file of a snapshot, of any size, to be streamed; its
@@ -257,7 +202,7 @@ func (f *files) OpenFile(ctx context.Context, ref providers.SnapshotRef, p strin
 	if err != nil {
 		return nil, providers.FileEntry{}, fmt.Errorf("download: %w", err)
 	}
-	if err := fileOnly(e, ""); err != nil {
+	if err := guestfiles.FileOnly(e.Path, "", e.Type, e.Target); err != nil {
 		done()
 		return nil, providers.FileEntry{}, err
 	}
@@ -266,19 +211,7 @@ func (f *files) OpenFile(ctx context.Context, ref providers.SnapshotRef, p strin
 		done()
 		return nil, providers.FileEntry{}, err
 	}
-	return &doneCloser{ReadCloser: rc, done: done}, e.FileEntry, nil
-}
-
-// doneCloser lets a copy go when the file read from it closes.
-type doneCloser struct {
-	io.ReadCloser
-	done func()
-}
-
-func (d *doneCloser) Close() error {
-	err := d.ReadCloser.Close()
-	d.done()
-	return err
+	return guestfiles.CloseThen(rc, done), e.FileEntry, nil
 }
 
 // WalkFiles calls fn with every entry of a snapshot under dir, dir first,
@@ -295,7 +228,7 @@ func (f *files) WalkFiles(ctx context.Context, ref providers.SnapshotRef, dir st
 }
 
 // walk calls fn with e and, for a folder, everything under it, each folder
-// before what it holds, at most maxLookEntries of them.
+// before what it holds, at most guestfiles.MaxEntries of them.
 func (f *files) walk(ctx context.Context, img fsImage, top entry, fn func(entry) error) error {
 	seen := 0
 	var visit func(e entry) error
@@ -303,8 +236,8 @@ func (f *files) walk(ctx context.Context, img fsImage, top entry, fn func(entry)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if seen++; seen > maxLookEntries {
-			return tooMany()
+		if seen++; seen > guestfiles.MaxEntries {
+			return guestfiles.TooMany("")
 		}
 		if err := fn(e); err != nil {
 			return err
@@ -327,44 +260,29 @@ func (f *files) walk(ctx context.Context, img fsImage, top entry, fn func(entry)
 }
 
 // DiffFile compares one text file of the snapshot with the same path in
-// another snapshot, or in the box's disk now (against nil).
+// another snapshot, or in the box's disk now (against nil); a side without
+// the path reads as /dev/null (guestfiles.DiffFile).
 func (f *files) DiffFile(ctx context.Context, ref providers.SnapshotRef, against *providers.SnapshotRef, p string) (string, error) {
-	parts, err := lookParts(p)
+	parts, err := guestfiles.Parts(p)
 	if err != nil {
 		return "", err
 	}
-	rel := relOf(parts)
-	read := func(r providers.SnapshotRef, now bool) ([]byte, string, error) {
+	return guestfiles.DiffFile(ref, against, guestfiles.Rel(parts), func(r providers.SnapshotRef, now bool) ([]byte, bool, error) {
 		where := ""
 		if now {
 			where = " in the box now"
 		}
 		img, e, done, err := f.look(ctx, r, now, p)
 		if errors.Is(err, providers.ErrNotFound) {
-			return nil, "/dev/null", nil
+			return nil, true, nil
 		}
 		if err != nil {
-			return nil, "", fmt.Errorf("compare: %w", err)
+			return nil, false, fmt.Errorf("compare: %w", err)
 		}
 		defer done()
 		data, err := readLimited(ctx, img, e, providers.MaxDiffBytes, where, "a comparison allows")
-		return data, "", err
-	}
-	old, oldName, err := read(ref, false)
-	if err != nil {
-		return "", err
-	}
-	var cur []byte
-	var newName string
-	if against != nil {
-		cur, newName, err = read(*against, false)
-	} else {
-		cur, newName, err = read(ref, true)
-	}
-	if err != nil {
-		return "", err
-	}
-	return providers.CompareSides(rel, oldName, old, newName, cur)
+		return data, false, err
+	})
 }
 
 // CompareFiles lists what differs between a snapshot and another snapshot,

@@ -10,9 +10,41 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 )
 
+// EvSnapshotForgotten is the box log's event for a record the person forgot.
+const EvSnapshotForgotten = "snapshot-forgotten"
+
+// GoneBackend is a backend no longer in settings whose snapshots boxsnap
+// still records: they show as unavailable, with "Forget its snapshots" for
+// the person: a backend that cannot be reached loses nothing by itself.
+type GoneBackend struct {
+	ID        string `json:"backend"`
+	Snapshots int    `json:"snapshots"`
+	Bytes     int64  `json:"bytes"`
+}
+
+// ForgetPlan is what "Forget its snapshots" removes: the records of every
+// snapshot of a backend no longer in settings, named with their size and
+// price.
+type ForgetPlan struct {
+	Backend   string       `json:"backend"`
+	Snapshots []ForgetItem `json:"snapshots"`
+	Bytes     int64        `json:"bytes"`
+	// Lines name each snapshot, its box, size and price.
+	Lines []string `json:"lines"`
+	// Words ask the question, and say the records go and nothing else.
+	Words string `json:"words"`
+}
+
+// ForgetItem is one snapshot Forget would remove the record of.
+type ForgetItem struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	BoxID string `json:"box"`
+}
+
 // GoneBackends lists the backends no longer in settings that still have
 // snapshot records.
-func (s *Forgetting) GoneBackends(ctx context.Context) ([]snapshots.GoneBackend, error) {
+func (s *Forgetting) GoneBackends(ctx context.Context) ([]GoneBackend, error) {
 	// The backends first (a few rows), then only theirs of the snapshots:
 	// most installs have none gone, and read no snapshot.
 	gone, err := s.st.TabGoneBackendIDs(ctx, s.st.Pool, s.order())
@@ -20,22 +52,22 @@ func (s *Forgetting) GoneBackends(ctx context.Context) ([]snapshots.GoneBackend,
 		return nil, fmt.Errorf("gone backends: %w", err)
 	}
 	if len(gone) == 0 {
-		return []snapshots.GoneBackend{}, nil
+		return []GoneBackend{}, nil
 	}
 	rows, err := s.st.TabGoneBackendSnapshots(ctx, s.st.Pool, gone)
 	if err != nil {
 		return nil, fmt.Errorf("gone backends' snapshots: %w", err)
 	}
-	out := make([]snapshots.GoneBackend, 0, len(rows))
+	out := make([]GoneBackend, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, snapshots.GoneBackend{ID: r.BackendID, Snapshots: r.Snapshots, Bytes: r.Bytes})
+		out = append(out, GoneBackend{ID: r.BackendID, Snapshots: r.Snapshots, Bytes: r.Bytes})
 	}
 	return out, nil
 }
 
 // ForgetBackendPlan says what forgetting backend's snapshots would remove,
 // and changes nothing.
-func (s *Forgetting) ForgetBackendPlan(ctx context.Context, c snapshots.Caller, backend string) (*snapshots.ForgetPlan, error) {
+func (s *Forgetting) ForgetBackendPlan(ctx context.Context, c snapshots.Caller, backend string) (*ForgetPlan, error) {
 	if !c.IsPerson() {
 		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: onlyPersonForgetsWords}
 	}
@@ -49,10 +81,10 @@ func (s *Forgetting) ForgetBackendPlan(ctx context.Context, c snapshots.Caller, 
 	if len(all) == 0 {
 		return nil, &snapshots.Refusal{Code: snapshots.CodeNotFound, Words: noRecordsWords(backend)}
 	}
-	p := &snapshots.ForgetPlan{Backend: backend}
+	p := &ForgetPlan{Backend: backend}
 	var shown int64 // the total the words say: the sum of the lines' sizes
 	for _, sn := range all {
-		p.Snapshots = append(p.Snapshots, snapshots.ForgetItem{ID: sn.ID, Name: sn.Name, BoxID: sn.BoxID})
+		p.Snapshots = append(p.Snapshots, ForgetItem{ID: sn.ID, Name: sn.Name, BoxID: sn.BoxID})
 		line := fmt.Sprintf("‘%s’ of %s", sn.Name, sn.BoxName)
 		var what []string
 		if sn.SizeBytes != nil {
@@ -83,7 +115,7 @@ func (s *Forgetting) ForgetBackendPlan(ctx context.Context, c snapshots.Caller, 
 // ForgetBackend removes the records of a removed backend's snapshots, and
 // nothing on any backend. A snapshot an operation still uses keeps its
 // record, and the answer names it.
-func (s *Forgetting) ForgetBackend(ctx context.Context, c snapshots.Caller, backend string) (*snapshots.ForgetPlan, []string, error) {
+func (s *Forgetting) ForgetBackend(ctx context.Context, c snapshots.Caller, backend string) (*ForgetPlan, []string, error) {
 	p, err := s.ForgetBackendPlan(ctx, c, backend)
 	if err != nil {
 		return nil, nil, err
@@ -98,7 +130,7 @@ func (s *Forgetting) ForgetBackend(ctx context.Context, c snapshots.Caller, back
 			kept = append(kept, "‘"+sn.Name+"’")
 			continue
 		}
-		s.k.Log(ctx, s.st.Pool, sn.BoxID, snapshots.EvSnapshotForgotten, c,
+		s.k.Log(ctx, s.st.Pool, sn.BoxID, EvSnapshotForgotten, c,
 			LogForgottenWords(sn.Name, sn.ID, backend),
 			sn.ID, "", nil)
 	}

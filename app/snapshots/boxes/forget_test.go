@@ -9,6 +9,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 	"github.com/boxsnap/boxsnap/providers/local"
 )
 
@@ -103,7 +104,7 @@ func TestForgetRemovedBackend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := snapshots.ForgotWords(p, kept), "Forgot 2 snapshots of pve-gone: their records only. They may still exist on pve-gone and be billed."; got != want {
+	if got, want := boxes.ForgotWords(p, kept), "Forgot 2 snapshots of pve-gone: their records only. They may still exist on pve-gone and be billed."; got != want {
 		t.Errorf("Forget says %q, want %q", got, want)
 	}
 	for _, id := range []string{one.ID, two.ID} {
@@ -129,7 +130,7 @@ func TestForgetRemovedBackend(t *testing.T) {
 	}
 	n := 0
 	for _, ev := range events {
-		if ev.Kind == snapshots.EvSnapshotForgotten {
+		if ev.Kind == boxes.EvSnapshotForgotten {
 			n++
 			if !strings.Contains(ev.Words, "its record only; its backend pve-gone is not in settings, so it may still exist there and be billed") || ev.ActorKind != "owner" {
 				t.Errorf("forgotten event: %+v", ev)

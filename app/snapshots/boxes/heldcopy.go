@@ -97,7 +97,7 @@ func (s *Boxes) unkeepAndDelete(ctx context.Context, op *snapshots.Operation, sn
 // yet.
 func (s *Boxes) holdCopy(ctx context.Context, op *snapshots.Operation, sn *snapshots.Snapshot, b *snapshots.Box, be snapshots.Backend, hc providers.HeldCopier) error {
 	fail := func(why string) error {
-		return &copyFailedError{words: snapshots.CopyFailedWords(sn.Name, why)}
+		return &copyFailedError{words: CopyFailedWords(sn.Name, why)}
 	}
 	if sn.State != snapshots.StateReady {
 		return fail(copyIsWords(snapshots.StateWords(sn.State)))

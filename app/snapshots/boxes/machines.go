@@ -10,11 +10,34 @@ import (
 	"github.com/boxsnap/boxsnap/app/store/db"
 )
 
+// MachinesQuery asks for one page of the Machines tab: the live boxes, or
+// the released ones, by name.
+type MachinesQuery struct {
+	Released bool
+	// After is a page's Next: the page starts after it.
+	After string
+	// Limit is how many boxes a page holds (1 to 500).
+	Limit int
+}
+
+// MachineRow is one box of the Machines tab with its snapshots' counts.
+type MachineRow struct {
+	Box    *snapshots.Box
+	Counts snapshots.Counts
+}
+
+// MachinesPage is one page of the Machines tab.
+type MachinesPage struct {
+	Boxes []MachineRow
+	// Next is the cursor of the page after this one, or "" at the end.
+	Next string
+}
+
 // Machines answers one page of the Machines tab for the person: a page of
 // boxes by name (none in the trash) and the counts of their snapshots, each
 // read in the database for the page's boxes alone (TabMachines,
 // TabBoxCounts), so its cost follows the page, not the install.
-func (s *Boxes) Machines(ctx context.Context, c snapshots.Caller, q snapshots.MachinesQuery) (*snapshots.MachinesPage, error) {
+func (s *Boxes) Machines(ctx context.Context, c snapshots.Caller, q MachinesQuery) (*MachinesPage, error) {
 	if !c.IsPerson() {
 		return nil, &snapshots.Refusal{Code: snapshots.CodeForbidden, Words: onlyPersonSeesBoxesWords}
 	}
@@ -33,7 +56,7 @@ func (s *Boxes) Machines(ctx context.Context, c snapshots.Caller, q snapshots.Ma
 	if err != nil {
 		return nil, fmt.Errorf("read the machines' page: %w", err)
 	}
-	page := &snapshots.MachinesPage{}
+	page := &MachinesPage{}
 	if len(boxes) > q.Limit {
 		boxes = boxes[:q.Limit]
 		last := boxes[len(boxes)-1]
@@ -55,7 +78,7 @@ func (s *Boxes) Machines(ctx context.Context, c snapshots.Caller, q snapshots.Ma
 		counts[r.BoxID] = snapshots.Counts{All: r.Snapshots, Kept: r.Kept, Undos: r.Undos, Failed: r.Failed, ByAgents: r.ByAgents, ToLimit: r.ToLimit}
 	}
 	for _, b := range boxes {
-		page.Boxes = append(page.Boxes, snapshots.MachineRow{Box: b, Counts: counts[b.ID]})
+		page.Boxes = append(page.Boxes, MachineRow{Box: b, Counts: counts[b.ID]})
 	}
 	return page, nil
 }

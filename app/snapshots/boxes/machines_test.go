@@ -8,6 +8,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 )
 
 // TestTabMachinesMatchesTheList: the Machines tab's pages, read a page at a
@@ -40,7 +41,7 @@ func TestTabMachinesMatchesTheList(t *testing.T) {
 		var got []string
 		after, pages := "", 0
 		for {
-			page, err := e.Boxes.Machines(ctx, snapshots.Owner(), snapshots.MachinesQuery{Released: released, After: after, Limit: 7})
+			page, err := e.Boxes.Machines(ctx, snapshots.Owner(), boxes.MachinesQuery{Released: released, After: after, Limit: 7})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,11 +61,11 @@ func TestTabMachinesMatchesTheList(t *testing.T) {
 			t.Errorf("released %v: %d boxes on %d page", released, len(got), pages)
 		}
 	}
-	if _, err := e.Boxes.Machines(ctx, snapshots.Owner(), snapshots.MachinesQuery{Limit: 7, After: "not a place"}); err == nil ||
+	if _, err := e.Boxes.Machines(ctx, snapshots.Owner(), boxes.MachinesQuery{Limit: 7, After: "not a place"}); err == nil ||
 		!strings.Contains(err.Error(), "after is not a place this listing gave") {
 		t.Fatalf("a made-up cursor: %v", err)
 	}
-	if _, err := e.Boxes.Machines(ctx, snapshots.Agent("th000000000002"), snapshots.MachinesQuery{Limit: 7}); err == nil {
+	if _, err := e.Boxes.Machines(ctx, snapshots.Agent("th000000000002"), boxes.MachinesQuery{Limit: 7}); err == nil {
 		t.Fatal("an agent read the Machines tab")
 	}
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/boxsnap/boxsnap/app/operations"
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -12,6 +13,15 @@ import (
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/jackc/pgx/v5"
 )
+
+// ReleaseResult is what a finished release answers: into the trash (Trash,
+// until when, its final snapshot), or released.
+type ReleaseResult struct {
+	Box   string     `json:"box"`
+	Trash bool       `json:"trash,omitempty"`
+	Until *time.Time `json:"until,omitempty"`
+	Final string     `json:"finalSnapshot,omitempty"`
+}
 
 // ReleaseBox admits a box's release: it waits its turn behind a running take,
 // then moves the box to the trash (trash.go) while Settings keeps a trash;
@@ -83,14 +93,14 @@ func (s *Boxes) releaseBox(ctx context.Context, c snapshots.Caller, ref, request
 	return op, err
 }
 
-func (s *Boxes) runRelease(ctx context.Context, op *snapshots.Operation, p releaseParams) (snapshots.ReleaseResult, error) {
+func (s *Boxes) runRelease(ctx context.Context, op *snapshots.Operation, p releaseParams) (ReleaseResult, error) {
 	b, err := s.k.BoxByID(ctx, s.st.Pool, *op.BoxID)
 	if err != nil {
-		return snapshots.ReleaseResult{}, err
+		return ReleaseResult{}, err
 	}
 	be, err := s.k.Backend(b.BackendID)
 	if err != nil {
-		return snapshots.ReleaseResult{}, s.k.End(ctx, op, snapshots.OpFailed, err.Error(), "")
+		return ReleaseResult{}, s.k.End(ctx, op, snapshots.OpFailed, err.Error(), "")
 	}
 	if p.Trash {
 		return s.runTrash(ctx, op, b, be)
@@ -100,16 +110,16 @@ func (s *Boxes) runRelease(ctx context.Context, op *snapshots.Operation, p relea
 	if err := s.holdKept(ctx, op, b, be, p); err != nil {
 		var cf *copyFailedError
 		if !errors.As(err, &cf) {
-			return snapshots.ReleaseResult{}, err
+			return ReleaseResult{}, err
 		}
-		return snapshots.ReleaseResult{}, s.releaseStopped(ctx, op, b, cf.words)
+		return ReleaseResult{}, s.releaseStopped(ctx, op, b, cf.words)
 	}
 	if err := s.k.Step(ctx, op, snapshots.StepDelete); err != nil {
-		return snapshots.ReleaseResult{}, err
+		return ReleaseResult{}, err
 	}
 	all, err := s.k.SnapshotsOfBox(ctx, s.st.Pool, b.ID)
 	if err != nil {
-		return snapshots.ReleaseResult{}, err
+		return ReleaseResult{}, err
 	}
 	for _, sn := range all {
 		if sn.Kept() || sn.Guest == "earlier" {
@@ -120,14 +130,14 @@ func (s *Boxes) runRelease(ctx context.Context, op *snapshots.Operation, p relea
 		// deleted again (gone already: its record goes).
 		if err := s.del.DeleteWith(ctx, op, sn, b, be, snapshots.System("its box was released"), "its box was released", s.k.TaskRecorder(op)); err != nil {
 			if operations.Pending(err) {
-				return snapshots.ReleaseResult{}, err
+				return ReleaseResult{}, err
 			}
-			return snapshots.ReleaseResult{}, s.k.End(ctx, op, snapshots.OpFailed, releaseCouldNotDeleteWords(sn.Name, snapshots.TaskFailedWords(op, err.Error())), "")
+			return ReleaseResult{}, s.k.End(ctx, op, snapshots.OpFailed, releaseCouldNotDeleteWords(sn.Name, snapshots.TaskFailedWords(op, err.Error())), "")
 		}
 		op.TaskEnded = nil // the task waited for was this delete's: the next snooze on their own
 	}
 	if err := s.k.Step(ctx, op, snapshots.StepRelease); err != nil {
-		return snapshots.ReleaseResult{}, err
+		return ReleaseResult{}, err
 	}
 	// The guest's stop and destroy are waited for by the job's snooze where
 	// the backend can leave them (providers.TaskReleaser).
@@ -138,16 +148,16 @@ func (s *Boxes) runRelease(ctx context.Context, op *snapshots.Operation, p relea
 		rerr = be.Boxes.Release(ctx, snapshots.GuestOf(b))
 	}
 	if operations.Pending(rerr) {
-		return snapshots.ReleaseResult{}, rerr
+		return ReleaseResult{}, rerr
 	}
 	if rerr != nil {
-		return snapshots.ReleaseResult{}, s.k.End(ctx, op, snapshots.OpFailed, releaseUnfinishedWords(snapshots.TaskFailedWords(op, rerr.Error())), "")
+		return ReleaseResult{}, s.k.End(ctx, op, snapshots.OpFailed, releaseUnfinishedWords(snapshots.TaskFailedWords(op, rerr.Error())), "")
 	}
 	if err := s.releaseEarlier(ctx, op, b, be); err != nil {
 		if operations.Pending(err) {
-			return snapshots.ReleaseResult{}, err
+			return ReleaseResult{}, err
 		}
-		return snapshots.ReleaseResult{}, s.k.End(ctx, op, snapshots.OpFailed, releaseUnfinishedWords(err.Error()), "")
+		return ReleaseResult{}, s.k.End(ctx, op, snapshots.OpFailed, releaseUnfinishedWords(err.Error()), "")
 	}
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
 		if err := s.st.CoreSnapshotBoxGone(ctx, tx, db.CoreSnapshotBoxGoneParams{BoxID: b.ID, How: "released"}); err != nil {
@@ -159,8 +169,8 @@ func (s *Boxes) runRelease(ctx context.Context, op *snapshots.Operation, p relea
 		return s.st.CoreBoxSetState(ctx, tx, db.CoreBoxSetStateParams{ID: b.ID, State: string(snapshots.BoxReleased)})
 	})
 	if err != nil {
-		return snapshots.ReleaseResult{}, fmt.Errorf("record release of %s: %w", b.Name, err)
+		return ReleaseResult{}, fmt.Errorf("record release of %s: %w", b.Name, err)
 	}
 	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvReleased, snapshots.CallerOf(op), LogReleasedWords, "", op.ID, nil)
-	return snapshots.ReleaseResult{Box: b.ID}, nil
+	return ReleaseResult{Box: b.ID}, nil
 }

@@ -143,8 +143,8 @@ type releaseParams struct {
 // restores a box from the trash. The API and the web read an operation's
 // result through them (Kinds().Release.Result(op)).
 type Kinds struct {
-	Release *operations.Kind[releaseParams, snapshots.ReleaseResult]
-	Untrash *operations.Kind[struct{}, snapshots.UntrashResult]
+	Release *operations.Kind[releaseParams, ReleaseResult]
+	Untrash *operations.Kind[struct{}, UntrashResult]
 }
 
 // Options are what the boxes are made of: the store, the clock (nil is

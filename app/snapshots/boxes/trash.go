@@ -14,6 +14,12 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// UntrashResult is what a finished restore from the trash answers.
+type UntrashResult struct {
+	Box     string `json:"box"`
+	Started bool   `json:"started"`
+}
+
 // ReleaseWords says what a release of b does now, in the words of the
 // release dialog: into the trash for the setting's hours, with a final
 // snapshot where the backend can take one, or deleted at once.
@@ -143,49 +149,49 @@ func (s *Boxes) EmptyTrash(ctx context.Context, c snapshots.Caller, ref, request
 // runTrash is a release into the trash: the final snapshot, the stop and
 // the inert guest, then the box marked trashed. Each step is recorded
 // before it runs; a resumed one goes on from it.
-func (s *Boxes) runTrash(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend) (snapshots.ReleaseResult, error) {
+func (s *Boxes) runTrash(ctx context.Context, op *snapshots.Operation, b *snapshots.Box, be snapshots.Backend) (ReleaseResult, error) {
 	st, err := s.k.Settings(ctx)
 	if err != nil {
-		return snapshots.ReleaseResult{}, err
+		return ReleaseResult{}, err
 	}
 	caller := snapshots.CallerOf(op)
 	until := op.CreatedAt.Add(time.Duration(st.TrashHours) * time.Hour)
 	if err := s.st.TrashInsert(ctx, s.st.Pool, db.TrashInsertParams{BoxID: b.ID, ReleaseOp: op.ID, TrashedAt: s.now(), Until: until,
 		ByKind: caller.ByKind(), ByThreadID: threadOf(caller)}); err != nil {
-		return snapshots.ReleaseResult{}, fmt.Errorf("record %s in the trash: %w", b.Name, err)
+		return ReleaseResult{}, fmt.Errorf("record %s in the trash: %w", b.Name, err)
 	}
 	if op.Step != snapshots.StepInert && op.Step != snapshots.StepRecord {
 		if err := s.k.Step(ctx, op, snapshots.StepFinal); err != nil {
-			return snapshots.ReleaseResult{}, err
+			return ReleaseResult{}, err
 		}
 		if err := s.takeFinal(ctx, op, b, be); err != nil {
-			return snapshots.ReleaseResult{}, err
+			return ReleaseResult{}, err
 		}
 	}
 	if op.Step != snapshots.StepRecord {
 		first := op.Step != snapshots.StepInert
 		if err := s.k.Step(ctx, op, snapshots.StepInert); err != nil {
-			return snapshots.ReleaseResult{}, err
+			return ReleaseResult{}, err
 		}
 		if err := s.makeInert(ctx, op, b, be, first); err != nil {
 			if operations.Pending(err) {
-				return snapshots.ReleaseResult{}, err // the job snoozes on the stop's task, and resumes here
+				return ReleaseResult{}, err // the job snoozes on the stop's task, and resumes here
 			}
 			if ctx.Err() != nil {
-				return snapshots.ReleaseResult{}, ctx.Err()
+				return ReleaseResult{}, ctx.Err()
 			}
-			return snapshots.ReleaseResult{}, s.trashFailed(ctx, op, b, releaseCouldNotStopWords(b.Name, taskFailedError(op, err)))
+			return ReleaseResult{}, s.trashFailed(ctx, op, b, releaseCouldNotStopWords(b.Name, taskFailedError(op, err)))
 		}
 	}
 	if err := s.k.Step(ctx, op, snapshots.StepRecord); err != nil {
-		return snapshots.ReleaseResult{}, err
+		return ReleaseResult{}, err
 	}
 	if err := s.st.CoreBoxSetState(ctx, s.st.Pool, db.CoreBoxSetStateParams{ID: b.ID, State: string(snapshots.BoxTrashed)}); err != nil {
-		return snapshots.ReleaseResult{}, fmt.Errorf("record %s in the trash: %w", b.Name, err)
+		return ReleaseResult{}, fmt.Errorf("record %s in the trash: %w", b.Name, err)
 	}
 	r, err := s.k.TrashRow(ctx, s.st.Pool, b.ID)
 	if err != nil {
-		return snapshots.ReleaseResult{}, err
+		return ReleaseResult{}, err
 	}
 	tz := s.k.TimeZone(ctx)
 	final, noFinal := "", r.FinalWords
@@ -198,7 +204,7 @@ func (s *Boxes) runTrash(ctx context.Context, op *snapshots.Operation, b *snapsh
 	words := LogTrashedWords(r.Until, final, noFinal, tz)
 	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvTrashed, caller, words, "", op.ID, nil)
 	trashedUntil := r.Until
-	res := snapshots.ReleaseResult{Box: b.ID, Trash: true, Until: &trashedUntil}
+	res := ReleaseResult{Box: b.ID, Trash: true, Until: &trashedUntil}
 	if r.FinalSnapshot != nil {
 		res.Final = *r.FinalSnapshot
 	}
@@ -292,29 +298,29 @@ func (s *Boxes) makeInert(ctx context.Context, op *snapshots.Operation, b *snaps
 // runUntrash restores a box from the trash: its guest given back what was
 // set aside, started if it ran, the box ready with its history; the final
 // snapshot joins it as an automatic one.
-func (s *Boxes) runUntrash(ctx context.Context, op *snapshots.Operation, _ struct{}) (snapshots.UntrashResult, error) {
+func (s *Boxes) runUntrash(ctx context.Context, op *snapshots.Operation, _ struct{}) (UntrashResult, error) {
 	b, err := s.k.BoxByID(ctx, s.st.Pool, *op.BoxID)
 	if err != nil {
-		return snapshots.UntrashResult{}, err
+		return UntrashResult{}, err
 	}
 	r, err := s.k.TrashRow(ctx, s.st.Pool, b.ID)
 	if err != nil {
-		return snapshots.UntrashResult{}, s.untrashFailed(ctx, op, b, untrashGoneWords(b.Name))
+		return UntrashResult{}, s.untrashFailed(ctx, op, b, untrashGoneWords(b.Name))
 	}
 	be, err := s.k.Backend(b.BackendID)
 	if err != nil {
-		return snapshots.UntrashResult{}, s.untrashFailed(ctx, op, b, err.Error())
+		return UntrashResult{}, s.untrashFailed(ctx, op, b, err.Error())
 	}
 	if err := s.k.Step(ctx, op, snapshots.StepInert); err != nil {
-		return snapshots.UntrashResult{}, err
+		return UntrashResult{}, err
 	}
 	g := snapshots.GuestOf(b)
 	if t, ok := be.Snap.(providers.Trasher); ok {
 		if err := t.UntrashGuest(ctx, g, r.GuestState); err != nil {
 			if ctx.Err() != nil {
-				return snapshots.UntrashResult{}, ctx.Err()
+				return UntrashResult{}, ctx.Err()
 			}
-			return snapshots.UntrashResult{}, s.untrashFailed(ctx, op, b, untrashGuestWords(b.Name, err))
+			return UntrashResult{}, s.untrashFailed(ctx, op, b, untrashGuestWords(b.Name, err))
 		}
 	}
 	if r.WasRunning {
@@ -323,16 +329,16 @@ func (s *Boxes) runUntrash(ctx context.Context, op *snapshots.Operation, _ struc
 		// was set aside again, and finds the guest running.
 		if err := s.startGuest(ctx, op, be, g); err != nil {
 			if operations.Pending(err) {
-				return snapshots.UntrashResult{}, err
+				return UntrashResult{}, err
 			}
 			if ctx.Err() != nil {
-				return snapshots.UntrashResult{}, ctx.Err()
+				return UntrashResult{}, ctx.Err()
 			}
-			return snapshots.UntrashResult{}, s.untrashFailed(ctx, op, b, untrashStartWords(b.Name, taskFailedError(op, err)))
+			return UntrashResult{}, s.untrashFailed(ctx, op, b, untrashStartWords(b.Name, taskFailedError(op, err)))
 		}
 	}
 	if err := s.k.Step(ctx, op, snapshots.StepRecord); err != nil {
-		return snapshots.UntrashResult{}, err
+		return UntrashResult{}, err
 	}
 	err = store.InTx(ctx, s.st.Pool, func(tx pgx.Tx) error {
 		if err := s.st.TrashForget(ctx, tx, b.ID); err != nil {
@@ -348,10 +354,10 @@ func (s *Boxes) runUntrash(ctx context.Context, op *snapshots.Operation, _ struc
 		return s.st.CoreBoxSetState(ctx, tx, db.CoreBoxSetStateParams{ID: b.ID, State: string(snapshots.BoxReady)})
 	})
 	if err != nil {
-		return snapshots.UntrashResult{}, fmt.Errorf("restore %s from the trash: %w", b.Name, err)
+		return UntrashResult{}, fmt.Errorf("restore %s from the trash: %w", b.Name, err)
 	}
 	s.k.Log(ctx, s.st.Pool, b.ID, snapshots.EvUntrashed, snapshots.CallerOf(op), LogUntrashedWords(r.WasRunning), "", op.ID, nil)
-	return snapshots.UntrashResult{Box: b.ID, Started: r.WasRunning}, nil
+	return UntrashResult{Box: b.ID, Started: r.WasRunning}, nil
 }
 
 // untrashFailed ends a restore from the trash that did not finish: the box

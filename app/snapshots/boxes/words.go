@@ -15,7 +15,7 @@ import (
 // or another seam also says stay in package snapshots' words.go.
 
 func releaseCouldNotStopWords(box string, err error) string {
-	return fmt.Sprintf(snapshots.ReleaseUnfinished+"boxsnap could not stop %s: %v", box, err)
+	return fmt.Sprintf(ReleaseUnfinished+"boxsnap could not stop %s: %v", box, err)
 }
 
 // Starting a stopped box, from its card.
@@ -38,13 +38,13 @@ func runningAlreadyWords(box string) string { return fmt.Sprintf("%s is running 
 // isCopyFailed tells a release stopped by a held copy that could not be
 // made, by its words.
 func isCopyFailed(words string) bool {
-	return strings.HasPrefix(words, snapshots.ReleaseUnfinished+snapshots.CopyFailed)
+	return strings.HasPrefix(words, ReleaseUnfinished+CopyFailed)
 }
 
-func releaseUnfinishedWords(why string) string { return snapshots.ReleaseUnfinished + why }
+func releaseUnfinishedWords(why string) string { return ReleaseUnfinished + why }
 
 func releaseCouldNotDeleteWords(name, why string) string {
-	return fmt.Sprintf(snapshots.ReleaseUnfinished+"boxsnap could not delete ‘%s’: %s", name, why)
+	return fmt.Sprintf(ReleaseUnfinished+"boxsnap could not delete ‘%s’: %s", name, why)
 }
 
 // logReleaseStoppedWords: release-stopped, a release's failure and that
@@ -243,3 +243,28 @@ func LogForgottenWords(name, id, backend string) string {
 // agentNamesTemplateWords: an agent makes a box only from a box template,
 // and names one.
 const agentNamesTemplateWords = "An agent makes a box only from a box template, by name: name one in template."
+
+// ForgotWords says what ForgetBackend did.
+func ForgotWords(p *ForgetPlan, kept []string) string {
+	n := len(p.Snapshots) - len(kept)
+	w := fmt.Sprintf("Forgot %s of %s: their records only. They may still exist on %s and be billed.", snapshots.Plural(n, "snapshot", "snapshots"), p.Backend, p.Backend)
+	if len(kept) > 0 {
+		w += fmt.Sprintf(" %s stay, in use by an operation: forget again when it ends.", strings.Join(kept, ", "))
+	}
+	return w
+}
+
+// CopyFailedWords is the refusal when a release's held copy cannot be made,
+// so the release stops before the guest goes: "Release did not finish:
+// boxsnap could not copy ‘Thu 09:15’ (pve-1 has 6 GB free, and it needs 13
+// GB)".
+func CopyFailedWords(snapshot, why string) string {
+	return fmt.Sprintf(ReleaseUnfinished+CopyFailed+"‘%s’ (%s)", snapshot, why)
+}
+
+// The words of a release that stopped because a kept snapshot could not be
+// made to outlast it: the operation's error, on the box's page.
+const (
+	ReleaseUnfinished = "Release did not finish: "
+	CopyFailed        = "boxsnap could not copy "
+)

@@ -37,7 +37,7 @@ func TestRefusalWordsShape(t *testing.T) {
 			t.Errorf("%q does not end with one full stop", w)
 		}
 	}
-	if !isCopyFailed(snapshots.CopyFailedWords(sn, "no room")) || isCopyFailed(releaseCouldNotDeleteWords(sn, "busy")) {
+	if !isCopyFailed(CopyFailedWords(sn, "no room")) || isCopyFailed(releaseCouldNotDeleteWords(sn, "busy")) {
 		t.Error("a release stopped by its held copy is not told by its words")
 	}
 }
@@ -48,14 +48,16 @@ func TestRefusalWordsShape(t *testing.T) {
 // kind, naming its snapshot in ‘’.
 func TestLogWordsShape(t *testing.T) {
 	t.Parallel()
-	ev := snapshots.LogEvent{Kind: snapshots.EvReleaseStopped, Words: logReleaseStoppedWords("Release did not finish: pve-1 does not answer.")}
-	want := "amber-fox release stopped: Release did not finish: pve-1 does not answer. Nothing kept was deleted."
-	if got := snapshots.EventLine("amber-fox", ev); got != want {
-		t.Errorf("EventLine(%+v) = %q, want %q", ev, got, want)
+	// The pages say these words after the kind (pagemodel's
+	// TestBoxesEventLines): "amber-fox release stopped: Release did not
+	// finish: pve-1 does not answer. Nothing kept was deleted.", "amber-fox
+	// made on this host."
+	stopped := logReleaseStoppedWords("Release did not finish: pve-1 does not answer.")
+	if want := "Release did not finish: pve-1 does not answer. Nothing kept was deleted."; stopped != want {
+		t.Errorf("logReleaseStoppedWords = %q, want %q", stopped, want)
 	}
-	made := snapshots.LogEvent{Kind: snapshots.EvMade, Words: LogMadeOnWords("this host")}
-	if got := snapshots.EventLine("amber-fox", made); got != "amber-fox made on this host." {
-		t.Errorf("EventLine(%+v) = %q, want %q", made, got, "amber-fox made on this host.")
+	if got := LogMadeOnWords("this host"); got != "made on this host" {
+		t.Errorf("LogMadeOnWords = %q, want %q", got, "made on this host")
 	}
 	// Every other phrase the boxes log is a phrase after its kind: no full
 	// stop at the end, and a snapshot it names in ‘’.
@@ -96,8 +98,8 @@ func TestFailureWordsShape(t *testing.T) {
 	t.Parallel()
 	e := errors.New("pve-1 does not answer")
 	words := []string{
-		snapshots.CopyFailedWords("a", copyIsWords("lost")),
-		snapshots.CopyFailedWords("a", copyNoStorageWords("it is locked")), snapshots.CopyFailedWords("a", copyRoomWords("pve-1", 6e9, 13e9)),
+		CopyFailedWords("a", copyIsWords("lost")),
+		CopyFailedWords("a", copyNoStorageWords("it is locked")), CopyFailedWords("a", copyRoomWords("pve-1", 6e9, 13e9)),
 		finalNoneWords("pve-1", "amber-fox"), finalNoPlanWords(e), finalFailedWords(e),
 		untrashUnfinishedWords(untrashGoneWords("amber-fox")), untrashUnfinishedWords(untrashGuestWords("amber-fox", e)),
 		untrashUnfinishedWords(untrashStartWords("amber-fox", e)), logReleaseStoppedWords(releaseUnfinishedWords("pve-1 does not answer.")),
@@ -120,9 +122,20 @@ func TestFailureWordsShape(t *testing.T) {
 // is said once, with what boxsnap then observed after it.
 func TestUnfinishedWords(t *testing.T) {
 	t.Parallel()
-	got := snapshots.UnfinishedWords("The release", snapshots.CopyFailedWords("Thu 09:15", "pve-1 has 6 GB free, and it needs 13 GB"), observedNothingKeptGone)
+	got := snapshots.UnfinishedWords("The release", CopyFailedWords("Thu 09:15", "pve-1 has 6 GB free, and it needs 13 GB"), observedNothingKeptGone)
 	want := "Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1 has 6 GB free, and it needs 13 GB); boxsnap then observed: nothing kept was deleted."
 	if got != want {
 		t.Errorf("UnfinishedWords\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestCopyFailedWords: a keep is confirmed only when it will last: a
+// held copy that cannot be made stops the release, in these words.
+func TestCopyFailedWords(t *testing.T) {
+	t.Parallel()
+	got := CopyFailedWords("Thu 09:15", "pve-1 has 6 GB free, and it needs 13 GB")
+	want := "Release did not finish: boxsnap could not copy ‘Thu 09:15’ (pve-1 has 6 GB free, and it needs 13 GB)"
+	if got != want {
+		t.Errorf("CopyFailedWords\n got %q\nwant %q", got, want)
 	}
 }

@@ -113,18 +113,6 @@ func TestLogWordsShape(t *testing.T) {
 	}
 }
 
-// TestEventWords: each kind of event Contents logs is said in words, never
-// by its name with dashes.
-func TestEventWords(t *testing.T) {
-	t.Parallel()
-	for _, k := range []string{EvDownloaded, EvExported, EvImported, EvShared, EvShareRevoked, EvShareRedeemed} {
-		w := snapshots.EventWords(k)
-		if w == "" || strings.Contains(w, "-") || strings.ToUpper(w[:1]) != w[:1] {
-			t.Errorf("EventWords(%q) = %q", k, w)
-		}
-	}
-}
-
 // TestFailureWordsShape: what a failed import says reads as words: no
 // space at either end or doubled, no verb of fmt left over, no doubled
 // word, no two full stops.

@@ -23,7 +23,7 @@ func (s *Keeps) DeleteHistory(ctx context.Context, c snapshots.Caller, boxRef, c
 		return nil, err
 	}
 	if confirm != b.Name {
-		return nil, refusal(snapshots.CodeInvalid, snapshots.DeleteHistoryWords(b.Name))
+		return nil, refusal(snapshots.CodeInvalid, DeleteHistoryWords(b.Name))
 	}
 	if op, err := s.k.ExistingRequest(ctx, s.st.Pool, c, requestID, snapshots.OpDeleteHistory, nil); err != nil || op != nil {
 		return op, err

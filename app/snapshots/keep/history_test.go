@@ -10,6 +10,7 @@ import (
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/keep"
 	taking "github.com/boxsnap/boxsnap/app/snapshots/take"
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -78,8 +79,8 @@ func TestDeleteHistoryNeedsName(t *testing.T) {
 	for _, typed := range []string{"", "amber", "Amber-Fox", "amber-fox "} {
 		_, err := e.Keeps.DeleteHistory(ctx, owner, b.Name, typed, "")
 		var r *snapshots.Refusal
-		if !errors.As(err, &r) || r.Words != snapshots.DeleteHistoryWords("amber-fox") {
-			t.Fatalf("Delete history with %q typed: %v, want %q", typed, err, snapshots.DeleteHistoryWords("amber-fox"))
+		if !errors.As(err, &r) || r.Words != keep.DeleteHistoryWords("amber-fox") {
+			t.Fatalf("Delete history with %q typed: %v, want %q", typed, err, keep.DeleteHistoryWords("amber-fox"))
 		}
 	}
 	if _, err := e.Keeps.DeleteHistory(ctx, snapshots.Agent("thabc"), b.Name, "amber-fox", ""); err == nil {

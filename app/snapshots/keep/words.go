@@ -82,3 +82,8 @@ func undoNeverAutomaticWords(name string) string {
 func namedAlreadyWords(box, name string) string {
 	return fmt.Sprintf("%s has a snapshot named ‘%s’ already.", box, name)
 }
+
+// DeleteHistoryWords is the refusal when the typed name is not the box's.
+func DeleteHistoryWords(box string) string {
+	return fmt.Sprintf("Type the box's name, %s, to delete its automatic history.", box)
+}

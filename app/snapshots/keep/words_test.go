@@ -18,7 +18,7 @@ func TestRefusalWordsShape(t *testing.T) {
 	for _, w := range []string{keptUndoCountsWords(box, 5, 5, snapshots.DeleteWords([]string{"‘" + sn + "’"}, 0)),
 		keptUndoCountsWords(box, 5, 5, ""), keepFromTodayWords, keepAtMostWords(365),
 		savingPassesWords(box, 5, 5, sn, ""), undoNeverAutomaticWords(sn), onlyPersonDeletesHistoryWords,
-		namedAlreadyWords(box, sn)} {
+		namedAlreadyWords(box, sn), DeleteHistoryWords(box)} {
 		wordshape.Check(t, w)
 		if !strings.HasSuffix(w, ".") || strings.HasSuffix(w, "..") {
 			t.Errorf("%q does not end with one full stop", w)

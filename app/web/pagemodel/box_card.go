@@ -123,7 +123,7 @@ func DoneWords(v *boxview.BoxView) string {
 	if len(v.Log) == 0 {
 		return v.Box.Name + ": done."
 	}
-	return snapshots.EventLine(v.Box.Name, v.Log[0])
+	return EventLine(v.Box.Name, v.Log[0])
 }
 
 // Card builds a box's Snapshots card: the count, Take snapshot with why it

@@ -144,7 +144,7 @@ func HistoryOf(rc RowContext, v *boxview.BoxView, shown int) History {
 		h.Older = fmt.Sprintf("/boxes/%s?log=%d#history", url.PathEscape(b.Name), shown+historyPage)
 	}
 	for _, ev := range evs {
-		what, words := snapshots.EventParts(ev)
+		what, words := EventParts(ev)
 		thread, why := "", ""
 		if ev.ActorThread != nil {
 			thread = rc.Threads.title(*ev.ActorThread)

@@ -6,7 +6,8 @@
 // delete, rename, note, save, unsave, export, share, bulk, delete history,
 // forget a backend), each dialog's builder in a file named for it
 // (restore_dialog.go). words.go holds the words only the pages say (the
-// Now row's, the timeline's, a row's price and size, a step's); words the
+// Now row's, the timeline's, a row's price and size, a step's, the box
+// log's kinds of event and an event's line); words the
 // core or another surface says too stay in app/snapshots' words.go.
 //
 // RowBuilder and DialogBuilder hold only the core's parts they read

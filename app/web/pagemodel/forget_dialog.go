@@ -5,6 +5,7 @@ import (
 	"net/url"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
 )
 
 // GoneBackend is the Snapshots tab's notice for a backend no longer in
@@ -32,7 +33,7 @@ func (dlg *DialogBuilder) ForgetDialog(r Request, backend string) (Dialog, error
 	return d, nil
 }
 
-func fingerprintForget(p *snapshots.ForgetPlan) string {
+func fingerprintForget(p *boxes.ForgetPlan) string {
 	ids := make([]string, 0, len(p.Snapshots))
 	for _, sn := range p.Snapshots {
 		ids = append(ids, sn.ID)

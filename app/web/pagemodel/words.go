@@ -2,14 +2,15 @@ package pagemodel
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
 )
 
 // The words only the pages' models say: the Now row, the timeline's lines,
-// the take and unsave dialogs' counts and warnings, and the backends
-// Settings lists as not run here. Words the core or another surface says
+// the take and unsave dialogs' counts and warnings, the box log's kinds of
+// event, and the backends Settings lists as not run here. Words the core or another surface says
 // too live in app/snapshots' words.go.
 
 // Unavailable is a backend the specification names that boxsnap does not
@@ -236,3 +237,64 @@ func StepWords(step string) string {
 // RenewWords is the control that renews a kept snapshot, "Keep 30 more
 // days" with the setting's days.
 func RenewWords(days int) string { return fmt.Sprintf("Keep %d more days", days) }
+
+// The box log's events as the pages say them: the kind of each (EventWords)
+// before the words the core logged after it (snapshots.LogEvent's Words),
+// on the box page's History card (EventParts) and in a settled card's live
+// region (EventLine).
+
+// EventWords says a box log event's kind as the pages say it: "Snapshot
+// taken", "Stopped keeping"; a kind with no words of its own is its name,
+// capitalized, with spaces for its dashes.
+func EventWords(kind string) string {
+	if w, ok := eventKindWords[kind]; ok {
+		return w
+	}
+	w := strings.ReplaceAll(kind, "-", " ")
+	if w == "" {
+		return w
+	}
+	return strings.ToUpper(w[:1]) + w[1:]
+}
+
+// eventKindWords are the kinds of event with words of their own.
+var eventKindWords = map[string]string{
+	snapshots.EvSnapshotTaken: "Snapshot taken", snapshots.EvSnapshotFailed: "Snapshot failed",
+	snapshots.EvRestoreAsked: "Restore asked", snapshots.EvRestored: "Restored", snapshots.EvRestoreFailed: "Restore failed",
+	snapshots.EvRestoredOutside: "Restored outside boxsnap", snapshots.EvRestoreOutsideFailed: "A restore outside boxsnap failed",
+	snapshots.EvRestoreOutsideRun: "A restore outside boxsnap is running", snapshots.EvChangedOutside: "Snapshots changed outside boxsnap",
+	snapshots.EvForkAsked: "Fork asked", snapshots.EvForked: "Forked", snapshots.EvForkFailed: "Fork failed",
+	snapshots.EvSnapshotDeleted: "Deleted", snapshots.EvSnapshotKept: "Kept", snapshots.EvSnapshotUnkept: "Stopped keeping",
+	snapshots.EvSnapshotLost: "Lost", snapshots.EvSnapshotUnavailable: "Unavailable", snapshots.EvSnapshotFound: "Found again",
+	snapshots.EvHeldCopyMade: "Held copy made", snapshots.EvHeldCopyStarted: "Held copy started",
+	snapshots.EvMade: "Made", snapshots.EvReleased: "Released", snapshots.EvStarted: "Started",
+	snapshots.EvReset: "Reset", snapshots.EvResetUndone: "Reset undone", snapshots.EvResetFailed: "Reset failed",
+}
+
+// EventLine says one event as one sentence, as a settled card's live
+// region says the box log's newest: "amber-fox snapshot taken: ‘before the
+// migration’ (sn_…), disk, in 1.2 s." Words that begin with the kind's own
+// ("made on this host") say it once: "amber-fox made on this host."
+func EventLine(box string, ev snapshots.LogEvent) string {
+	what, words := EventParts(ev)
+	line := box
+	if what != "" {
+		line += " " + strings.ToLower(what[:1]) + what[1:]
+	}
+	if words != "" {
+		line += ": " + words
+	}
+	return strings.TrimSuffix(line, ".") + "."
+}
+
+// EventParts splits an event into what the History card says of its kind
+// and the words after it; words that begin with the kind's own words
+// ("made on this host") are said once, as "Made on this host", with no
+// words after.
+func EventParts(ev snapshots.LogEvent) (what, words string) {
+	what, words = EventWords(ev.Kind), ev.Words
+	if n := len(what); what != "" && len(words) > n && words[n] == ' ' && strings.EqualFold(words[:n], what) {
+		return what + words[n:], ""
+	}
+	return what, words
+}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
+	"github.com/boxsnap/boxsnap/app/snapshots/boxes"
+	"github.com/boxsnap/boxsnap/app/snapshots/contents"
 	"github.com/boxsnap/boxsnap/internal/wordshape"
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -164,5 +166,70 @@ func TestSizeOfBoxSaysTheSharedTreeApart(t *testing.T) {
 	got := SizeOfBox(&providers.BoxSize{DiskBytes: 200 << 20, SharedBytes: 700 << 20})
 	if want := "0.2 GiB disk · 0.7 GiB shared with its snapshot's other forks"; got != want {
 		t.Fatalf("SizeOfBox = %q, want %q", got, want)
+	}
+}
+
+// TestEventWords: each kind of event is said in words, never by its name
+// with dashes; a line of an event ends with one full stop even where its
+// words are sentences; words that begin with the kind's own say it once.
+func TestEventWords(t *testing.T) {
+	t.Parallel()
+	kinds := []string{snapshots.EvSnapshotTaken, snapshots.EvSnapshotFailed, snapshots.EvRestoreAsked,
+		snapshots.EvRestored, snapshots.EvRestoreFailed, snapshots.EvRestoredOutside, snapshots.EvRestoreOutsideFailed,
+		snapshots.EvRestoreOutsideRun, snapshots.EvChangedOutside, snapshots.EvForkAsked, snapshots.EvForked,
+		snapshots.EvForkFailed, snapshots.EvSnapshotDeleted, snapshots.EvSnapshotKept, snapshots.EvSnapshotUnkept,
+		snapshots.EvSnapshotLost, snapshots.EvSnapshotUnavailable, snapshots.EvSnapshotFound, snapshots.EvHeldCopyMade,
+		snapshots.EvHeldCopyStarted, snapshots.EvMade, snapshots.EvReleased, snapshots.EvRestoreRequested,
+		snapshots.EvRestoreDeclined, boxes.EvSnapshotForgotten, snapshots.EvGuestGone, snapshots.EvReleaseStopped,
+		snapshots.EvSetStraight, snapshots.EvSnapshotSaved, snapshots.EvSnapshotUnsaved, snapshots.EvHistorySettings,
+		snapshots.EvHistoryThinned, snapshots.EvHistoryDeleted, snapshots.EvReset, snapshots.EvResetUndone,
+		snapshots.EvResetFailed, snapshots.EvTrashed, snapshots.EvUntrashed, snapshots.EvStarted}
+	for _, k := range kinds {
+		w := EventWords(k)
+		if w == "" || strings.Contains(w, "-") || strings.ToUpper(w[:1]) != w[:1] {
+			t.Errorf("EventWords(%q) = %q", k, w)
+		}
+	}
+	for _, c := range []struct {
+		ev   snapshots.LogEvent
+		want string
+	}{
+		{snapshots.LogEvent{Kind: snapshots.EvSnapshotUnkept, Words: snapshots.LogUnkeptWords("a", false)}, "amber-fox stopped keeping: ‘a’ goes with the box again."},
+		{snapshots.LogEvent{Kind: "", Words: "x"}, "amber-fox: x."},
+	} {
+		if got := EventLine("amber-fox", c.ev); got != c.want {
+			t.Errorf("EventLine(%+v) = %q, want %q", c.ev, got, c.want)
+		}
+	}
+	if what, words := EventParts(snapshots.LogEvent{Kind: snapshots.EvMade, Words: "made on this host"}); what != "Made on this host" || words != "" {
+		t.Errorf("EventParts of made = %q, %q", what, words)
+	}
+}
+
+// TestContentsEventWords: each kind of event Contents logs is said in
+// words, never by its name with dashes.
+func TestContentsEventWords(t *testing.T) {
+	t.Parallel()
+	for _, k := range []string{contents.EvDownloaded, contents.EvExported, contents.EvImported, contents.EvShared, contents.EvShareRevoked, contents.EvShareRedeemed} {
+		w := EventWords(k)
+		if w == "" || strings.Contains(w, "-") || strings.ToUpper(w[:1]) != w[:1] {
+			t.Errorf("EventWords(%q) = %q", k, w)
+		}
+	}
+}
+
+// TestBoxesEventLines: a release that stopped reads in a settled card's
+// live region as the release stopped, with its reason, and that nothing
+// kept was deleted; a box made says where, once.
+func TestBoxesEventLines(t *testing.T) {
+	t.Parallel()
+	ev := snapshots.LogEvent{Kind: snapshots.EvReleaseStopped, Words: "Release did not finish: pve-1 does not answer. Nothing kept was deleted."}
+	want := "amber-fox release stopped: Release did not finish: pve-1 does not answer. Nothing kept was deleted."
+	if got := EventLine("amber-fox", ev); got != want {
+		t.Errorf("EventLine(%+v) = %q, want %q", ev, got, want)
+	}
+	made := snapshots.LogEvent{Kind: snapshots.EvMade, Words: boxes.LogMadeOnWords("this host")}
+	if got := EventLine("amber-fox", made); got != "amber-fox made on this host." {
+		t.Errorf("EventLine(%+v) = %q, want %q", made, got, "amber-fox made on this host.")
 	}
 }

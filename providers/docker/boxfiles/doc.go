@@ -12,8 +12,9 @@
 // for a share copy through its LookAt and WalkLook.
 //
 // It reaches the engine through the moby client and the backend's images,
-// volume copies and containers through Engine. It imports only the
-// standard library, the moby client and its types and providers; it must
-// never import app/..., jobs, package docker, package moves or another
-// backend.
+// volume copies and containers through Engine; a look keeps the rules of
+// package guestfiles, which QEMU's look keeps too. It imports only the
+// standard library, the moby client and its types, providers and
+// providers/guestfiles; it must never import app/..., jobs, package docker,
+// package moves or another backend.
 package boxfiles

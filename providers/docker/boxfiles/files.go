@@ -18,6 +18,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/guestfiles"
 )
 
 // A look inside a snapshot reads its files through the engine's archive
@@ -28,12 +29,14 @@ import (
 // The box's files now are read the same way from its own container. Paths
 // are the container's, relative to its top folder ("" or "." is "/").
 //
-// Everything a container holds is hostile: a caller's path that climbs with
-// ".." is refused, each folder on the way is checked (one stat each) to be
-// a folder and not a link before the engine is asked for what is under it,
-// a link is reported as stored and never followed, anything neither a
-// file, a folder nor a link is "other" and never read, and an entry of the
-// engine's stream whose name leaves the folder asked for ends the read. A
+// Everything a container holds is hostile, and the rules are package
+// guestfiles', which QEMU's look keeps too: a caller's path that climbs
+// with ".." is refused, each folder on the way is checked (one stat each)
+// to be a folder and not a link before the engine is asked for what is
+// under it, a link is reported as stored and never followed, and anything
+// neither a file, a folder nor a link is "other" and never read. Here, an
+// entry of the engine's stream whose name leaves the folder asked for ends
+// the read too. A
 // running box may swap a folder for a link between the check and the read:
 // the engine then resolves it inside the container's own files, never onto
 // the host, and a file read that meets anything but a file is refused.
@@ -43,10 +46,6 @@ var _ providers.Browser = (*Files)(nil)
 // lookEntrypoint is a look container's command, which never runs: a look
 // container is never started, and if one were, nothing of the box's would.
 const lookEntrypoint = "/boxsnap-look-never-runs"
-
-// maxLookEntries bounds the entries a listing, a walk or a comparison holds
-// for one side, so a hostile tree cannot fill the server's memory.
-const maxLookEntries = 1 << 20
 
 // LookAt gives the look container of a snapshot and the function that lets
 // it go.
@@ -149,59 +148,43 @@ func (s side) where() string {
 	return ""
 }
 
-// lookRel cleans a caller's path and refuses one that climbs with "..".
+// lookRel cleans a caller's path ("." for the top) and refuses one that
+// climbs with ".." (guestfiles.Parts).
 func lookRel(p string) (string, error) {
-	q := strings.TrimLeft(p, "/")
-	if q == "" || q == "." {
-		return ".", nil
+	parts, err := guestfiles.Parts(p)
+	if err != nil {
+		return "", err
 	}
-	for _, part := range strings.Split(q, "/") {
-		if part == ".." {
-			return "", &providers.RefusedError{Why: fmt.Sprintf("The path %q climbs out of the box with ..; paths are relative to the box's top folder", p)}
-		}
-	}
-	return path.Clean(q), nil
+	return guestfiles.Rel(parts), nil
 }
 
-// stat stats rel on a side, through no link: each folder on the way is
-// statted first and must be a folder, not a link. The engine answers a
-// path's last part as it is (a link is not followed there).
+// stat stats rel on a side, through no link (guestfiles.Resolve): each
+// folder on the way is statted first and must be a folder, not a link. The
+// engine answers a path's last part as it is (a link is not followed
+// there).
 func (f *Files) stat(ctx context.Context, s side, rel string) (container.PathStat, error) {
-	steps := []string{"/"}
-	if rel != "." {
-		parts := strings.Split(rel, "/")
-		steps = steps[:0]
-		for i := range parts {
-			steps = append(steps, "/"+strings.Join(parts[:i+1], "/"))
-		}
-	}
-	var st container.PathStat
-	for i, p := range steps {
+	statPath := func(p string) (container.PathStat, error) {
 		cctx, cancel := short(ctx)
+		defer cancel()
 		res, err := f.E.Client().ContainerStatPath(cctx, s.id, client.ContainerStatPathOptions{Path: p})
-		cancel()
 		if err != nil {
-			return st, notFoundOr(f.E.Wrap(err, "read "+rel+s.where()), rel, s)
+			return res.Stat, notFoundOr(f.E.Wrap(err, "read "+rel+s.where()), rel, s)
 		}
-		st = res.Stat
-		if i == len(steps)-1 {
-			break
-		}
-		if st.Mode&os.ModeSymlink != 0 {
-			return st, &providers.RefusedError{Why: fmt.Sprintf("%s goes through a link (%s)%s, which is never followed", rel, strings.TrimPrefix(p, "/"), s.where())}
-		}
-		if !st.Mode.IsDir() {
-			return st, fmt.Errorf("%s%s: %w", rel, s.where(), providers.ErrNotFound)
-		}
+		return res.Stat, nil
 	}
-	return st, nil
+	if rel == "." {
+		return statPath("/")
+	}
+	parts := strings.Split(rel, "/")
+	return guestfiles.Resolve(parts, s.where(), func(st container.PathStat) string { return kindOf(st.Mode) },
+		func(k int) (container.PathStat, error) { return statPath("/" + strings.Join(parts[:k+1], "/")) })
 }
 
 // notFoundOr says an engine's "not found" as the path not found on the
 // side, without the engine's words; any other error as it is.
 func notFoundOr(err error, rel string, s side) error {
 	if errors.Is(err, providers.ErrNotFound) {
-		return fmt.Errorf("%s%s: %w", rel, s.where(), providers.ErrNotFound)
+		return guestfiles.NotFound(rel, s.where())
 	}
 	return err
 }
@@ -384,12 +367,8 @@ func (f *Files) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir st
 	if err != nil {
 		return nil, err
 	}
-	switch kindOf(st.Mode) {
-	case "dir":
-	case "link":
-		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s is a link to %s, which is never followed", rel, st.LinkTarget)}
-	default:
-		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s is not a folder", rel)}
+	if err := guestfiles.FolderOnly(rel, kindOf(st.Mode), st.LinkTarget); err != nil {
+		return nil, err
 	}
 	ws, err := f.entries(ctx, s, rel, func(w walked) bool { return w.Path != rel && path.Dir(w.Path) == rel })
 	if err != nil {
@@ -414,12 +393,8 @@ func (f *Files) openOn(ctx context.Context, s side, rel string) (io.ReadCloser, 
 		return nil, providers.FileEntry{}, err
 	}
 	e := statEntry(rel, st)
-	switch e.Type {
-	case "file":
-	case "link":
-		return nil, e, &providers.RefusedError{Why: fmt.Sprintf("%s%s is a link to %s, which is never followed", rel, s.where(), st.LinkTarget)}
-	default:
-		return nil, e, &providers.RefusedError{Why: fmt.Sprintf("%s%s is not a file", rel, s.where())}
+	if err := guestfiles.FileOnly(rel, s.where(), e.Type, st.LinkTarget); err != nil {
+		return nil, e, err
 	}
 	res, err := f.E.Client().CopyFromContainer(ctx, s.id, client.CopyFromContainerOptions{SourcePath: "/" + rel})
 	if err != nil {
@@ -451,22 +426,17 @@ func (f *fileReader) Read(p []byte) (int, error) { return f.r.Read(p) }
 func (f *fileReader) Close() error               { return f.c.Close() }
 
 // readOn reads one regular file on a side, of at most limit bytes; a larger
-// one is refused in words before its content is read.
+// one is refused in words before its content is read, and one that grows
+// past the limit while read is cut off (guestfiles.ReadAtMost).
 func (f *Files) readOn(ctx context.Context, s side, rel string, limit int64, why string) ([]byte, providers.FileEntry, error) {
 	rc, e, err := f.openOn(ctx, s, rel)
 	if err != nil {
 		return nil, e, err
 	}
 	defer rc.Close()
-	if e.Size > limit {
-		return nil, e, &providers.RefusedError{Why: fmt.Sprintf("%s%s is %s, more than the %s %s", rel, s.where(), providers.GB(e.Size), providers.GB(limit), why)}
-	}
-	data, err := io.ReadAll(io.LimitReader(rc, limit+1))
+	data, err := guestfiles.ReadAtMost(rc, rel, s.where(), e.Size, limit, why)
 	if err != nil {
-		return nil, e, fmt.Errorf("read %s%s: %w", rel, s.where(), err)
-	}
-	if int64(len(data)) > limit {
-		return nil, e, &providers.RefusedError{Why: fmt.Sprintf("%s%s grew past the %s %s", rel, s.where(), providers.GB(limit), why)}
+		return nil, e, err
 	}
 	return data, e, nil
 }
@@ -509,19 +479,7 @@ func (f *Files) OpenFile(ctx context.Context, ref providers.SnapshotRef, p strin
 		done()
 		return nil, providers.FileEntry{}, err
 	}
-	return &doneCloser{ReadCloser: rc, done: done}, e, nil
-}
-
-// doneCloser lets a look container go when the file read from it closes.
-type doneCloser struct {
-	io.ReadCloser
-	done func()
-}
-
-func (d *doneCloser) Close() error {
-	err := d.ReadCloser.Close()
-	d.done()
-	return err
+	return guestfiles.CloseThen(rc, done), e, nil
 }
 
 // WalkFiles calls fn with every entry of a snapshot under dir, dir first,
@@ -561,7 +519,7 @@ func (f *Files) WalkFiles(ctx context.Context, ref providers.SnapshotRef, dir st
 }
 
 // entries lists the entries under rel on a side that keep says to keep, in
-// the engine's walk order, at most maxLookEntries of them: what a walk
+// the engine's walk order, at most guestfiles.MaxEntries of them: what a walk
 // holds in memory is their names, never their content. The engine locks a
 // container while it streams from it, so the stream ends before anything
 // else is asked of it (a hard link's size, the caller's reads).
@@ -571,8 +529,8 @@ func (f *Files) entries(ctx context.Context, s side, rel string, keep func(walke
 		if !keep(w) {
 			return nil
 		}
-		if len(out) >= maxLookEntries {
-			return tooMany(s)
+		if len(out) >= guestfiles.MaxEntries {
+			return guestfiles.TooMany(s.where())
 		}
 		out = append(out, w)
 		return nil
@@ -594,45 +552,26 @@ func (f *Files) entries(ctx context.Context, s side, rel string, keep func(walke
 	return out, nil
 }
 
-// tooMany refuses a walk of more than maxLookEntries entries.
-func tooMany(s side) error {
-	return &providers.RefusedError{Why: fmt.Sprintf("The box holds more than %d files and folders%s, more than boxsnap reads in one go", maxLookEntries, s.where())}
-}
-
 // DiffFile compares one text file of the snapshot with the same path in
-// another snapshot, or in the box's container now (against nil).
+// another snapshot, or in the box's container now (against nil); a side
+// without the path reads as /dev/null (guestfiles.DiffFile).
 func (f *Files) DiffFile(ctx context.Context, ref providers.SnapshotRef, against *providers.SnapshotRef, p string) (string, error) {
 	rel, err := lookRel(p)
 	if err != nil {
 		return "", err
 	}
-	read := func(r providers.SnapshotRef, now bool) ([]byte, string, error) {
+	return guestfiles.DiffFile(ref, against, rel, func(r providers.SnapshotRef, now bool) ([]byte, bool, error) {
 		s, done, err := f.sideOf(ctx, r, now)
 		if err != nil {
-			return nil, "", fmt.Errorf("compare: %w", err)
+			return nil, false, fmt.Errorf("compare: %w", err)
 		}
 		defer done()
 		data, _, err := f.readOn(ctx, s, rel, providers.MaxDiffBytes, "a comparison allows")
 		if errors.Is(err, providers.ErrNotFound) {
-			return nil, "/dev/null", nil
+			return nil, true, nil
 		}
-		return data, "", err
-	}
-	old, oldName, err := read(ref, false)
-	if err != nil {
-		return "", err
-	}
-	var cur []byte
-	var newName string
-	if against != nil {
-		cur, newName, err = read(*against, false)
-	} else {
-		cur, newName, err = read(ref, true)
-	}
-	if err != nil {
-		return "", err
-	}
-	return providers.CompareSides(rel, oldName, old, newName, cur)
+		return data, false, err
+	})
 }
 
 // seen is one path of a side, as a comparison holds it: a file by its
@@ -649,8 +588,8 @@ func (f *Files) collect(ctx context.Context, s side) ([]seen, error) {
 	var out []seen
 	at := map[string]int{}
 	err := f.walk(ctx, s, ".", func(w walked, content io.Reader) error {
-		if len(out) >= maxLookEntries {
-			return tooMany(s)
+		if len(out) >= guestfiles.MaxEntries {
+			return guestfiles.TooMany(s.where())
 		}
 		e := seen{FileEntry: w.FileEntry}
 		switch {
