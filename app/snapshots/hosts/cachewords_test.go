@@ -41,3 +41,25 @@ func TestCacheWords(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnedWords: the Hosts page's word on whose boxes belong to a host
+// names the one-host backends' boxes, and those every host reaches, as
+// full sentences.
+func TestOwnedWords(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		one, every []string
+		want       string
+	}{
+		{[]string{"local"}, nil,
+			"Local boxes each belong to one host, whose disk or daemon holds them, and only that host runs their operations."},
+		{[]string{"local", "qemu", "docker"}, []string{"proxmox"},
+			"Local boxes, QEMU boxes and Docker boxes each belong to one host, whose disk or daemon holds them, and only that host runs their operations. Proxmox boxes every host reaches alike, and any host runs their operations."},
+	} {
+		got := OwnedWords(c.one, c.every)
+		wordshape.Check(t, got)
+		if got != c.want {
+			t.Errorf("%v, %v:\n got %q\nwant %q", c.one, c.every, got, c.want)
+		}
+	}
+}

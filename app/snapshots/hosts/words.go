@@ -2,6 +2,7 @@ package hosts
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -227,6 +228,51 @@ func CacheWords(u providers.CacheUse, now time.Time) string {
 	}
 	return fmt.Sprintf("This host's content cache %s %s of its bound of %s (%s), %d%% full%s; %s",
 		verb, held, snapshots.BinarySize(u.Bound), from, u.Held*100/u.Bound, when, past)
+}
+
+// OwnedWords is the Hosts page's word on which boxes belong to a host:
+// the boxes of the backends one names (kinds, each one host's:
+// providers.OneHost) each belong to the host whose disk or daemon holds
+// them, which alone runs their operations; those of the backends every
+// names, every host reaches alike.
+func OwnedWords(one, every []string) string {
+	w := fmt.Sprintf("%s each belong to one host, whose disk or daemon holds them, and only that host runs their operations.", upperFirst(boxesWords(one)))
+	if len(every) > 0 {
+		w += fmt.Sprintf(" %s every host reaches alike, and any host runs their operations.", upperFirst(boxesWords(every)))
+	}
+	return w
+}
+
+// boxesWords names the boxes of backends of the kinds given, in order:
+// "local boxes, QEMU boxes and Docker boxes".
+func boxesWords(kinds []string) string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		switch k {
+		case "local":
+			names[i] = "local boxes"
+		case "qemu":
+			names[i] = "QEMU boxes"
+		case "docker":
+			names[i] = "Docker boxes"
+		case "proxmox":
+			names[i] = "Proxmox boxes"
+		default:
+			names[i] = k + " boxes"
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// upperFirst is s with its first letter a capital.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // noWorkerWords says that n jobs wait in host's queue and no worker of
