@@ -21,15 +21,18 @@ import (
 // a real bucket: host-a a web process and a worker, host-b the same once
 // the kills are over. A box of 4,000 small files and one large file (that
 // ships as chunks) is taken, and host-a's worker is killed (SIGKILL) while
-// the take puts its objects in the bucket; another worker is started. The
-// take resumes and ends done, and its snapshot is ready with its manifest
-// and every object it holds in the bucket. Two more takes follow, the middle one is deleted, and the worker
-// running the content sweep (its interval shortened) is killed while the
-// sweep deletes its objects; another is started. Every object of each
-// ready snapshot is still in the bucket, and after the next sweep past
-// the ledger's grace (its clock moved in the database) the bucket holds
-// only what a snapshot names. Last, on host-b, the box is moved there and
-// each ready snapshot restored, byte-exact.
+// the take puts its objects in the bucket, once the ledger records the
+// first of them there; another worker is started. The take resumes and
+// ends done, and its snapshot is ready with its manifest and every object
+// it holds in the bucket. Two more takes follow, the middle one is
+// deleted, and the worker running the content sweep (its interval
+// shortened) is killed while the sweep deletes its objects, once it has
+// forgotten and deleted the first; another is started. Every object of
+// each ready snapshot is still in the bucket, and after the next sweep
+// past the ledger's grace (its clock moved in the database) the bucket
+// holds only what a snapshot names. Last, on host-b, the box is moved
+// there and each ready snapshot restored, byte-exact. Each wait wakes at
+// a commit that changed the ledger (ledgerWatch), never at a tick.
 func TestBucketFreeingByTheDatabaseThroughTheBinary(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -51,14 +54,15 @@ func TestBucketFreeingByTheDatabaseThroughTheBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
+	watch := watchLedger(ctx, t, h.dsn)
 	trees := map[string]string{} // each snapshot's name: a copy of the tree it took
 
 	// The take, killed while it ships.
 	trees["first"] = roundOf(t, dirA, "first")
-	before := len(bucketKeys(ctx, t, srv, bucket.Bucket))
+	before := storedObjects(ctx, t, conn)
 	take := startTake(ctx, t, onA, "first")
-	workA = h.killWhen(ctx, t, workA, "host-a", store, "the take's objects reach the bucket", func() bool {
-		return len(bucketKeys(ctx, t, srv, bucket.Bucket)) > before
+	workA = h.killWhen(ctx, t, watch, workA, "host-a", store, "the ledger records the take's first objects in the bucket", func() bool {
+		return storedObjects(ctx, t, conn) > before
 	}, func() string {
 		var state string
 		if err := conn.QueryRow(ctx, "SELECT state FROM operations WHERE id = $1", take).Scan(&state); err != nil {
@@ -123,16 +127,20 @@ func TestBucketFreeingByTheDatabaseThroughTheBinary(t *testing.T) {
 	if len(toFree) == 0 {
 		t.Fatal("the deleted snapshot left nothing for the sweep to free")
 	}
+	// The sweep deletes each key in the bucket inside the transaction that
+	// forgets its record: a key whose record is gone is gone from the
+	// bucket.
 	left := func() (n int) {
-		keys := bucketKeys(ctx, t, srv, bucket.Bucket)
-		for _, k := range toFree {
-			if _, ok := slices.BinarySearch(keys, k); ok {
-				n++
-			}
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM unnest($1::text[]) k
+			WHERE EXISTS (SELECT 1 FROM content_objects o WHERE o.key = k) OR EXISTS (SELECT 1 FROM content_packs p WHERE p.key = k)`, toFree).Scan(&n); err != nil {
+			t.Fatal(err)
 		}
 		return n
 	}
-	workA = h.killWhen(ctx, t, workA, "host-a", sweeping, "the sweep deletes", func() bool {
+	if n := left(); n != len(toFree) {
+		t.Fatalf("the ledger records %d of the %d keys the sweep is to free; want all", n, len(toFree))
+	}
+	workA = h.killWhen(ctx, t, watch, workA, "host-a", sweeping, "the sweep forgets and deletes its first keys", func() bool {
 		return left() < len(toFree)
 	}, func() string {
 		if n := left(); n == 0 {
@@ -142,30 +150,27 @@ func TestBucketFreeingByTheDatabaseThroughTheBinary(t *testing.T) {
 	})
 	readyInBucket(ctx, t, conn, srv, bucket.Bucket, amber)
 	// After the next sweeps past the grace (a repack keeps an old pack
-	// that long), nothing is left that nothing names.
+	// that long), nothing is left that nothing names. Each look follows a
+	// commit that changed the ledger: a sweep's, or pastGrace's own.
 	var got []string
-	for deadline := time.Now().Add(3 * time.Minute); ; {
+	if !watch.until(ctx, 3*time.Minute, func() bool {
 		pastGrace(ctx, t, conn)
 		named, got = namedKeys(ctx, t, conn), bucketKeys(ctx, t, srv, bucket.Bucket)
-		if slices.Equal(named, got) {
-			break
-		}
-		if time.Now().After(deadline) {
-			var extra, missing []string
-			for _, k := range got {
-				if !slices.Contains(named, k) {
-					extra = append(extra, k)
-				}
+		return slices.Equal(named, got)
+	}) {
+		var extra, missing []string
+		for _, k := range got {
+			if !slices.Contains(named, k) {
+				extra = append(extra, k)
 			}
-			for _, k := range named {
-				if !slices.Contains(got, k) {
-					missing = append(missing, k)
-				}
-			}
-			t.Fatalf("3 minutes after the sweep's kill the bucket holds %d keys nothing names (%.5q) and lacks %d named ones (%.5q)",
-				len(extra), extra, len(missing), missing)
 		}
-		time.Sleep(500 * time.Millisecond)
+		for _, k := range named {
+			if !slices.Contains(got, k) {
+				missing = append(missing, k)
+			}
+		}
+		t.Fatalf("3 minutes after the sweep's kill the bucket holds %d keys nothing names (%.5q) and lacks %d named ones (%.5q)",
+			len(extra), extra, len(missing), missing)
 	}
 	readyInBucket(ctx, t, conn, srv, bucket.Bucket, amber)
 	t.Logf("the sweep freed %d keys; the bucket holds %d, each named", len(toFree), len(got))
@@ -241,17 +246,15 @@ func takeNamed(ctx context.Context, t *testing.T, api *soakHTTP, name string) {
 }
 
 // killWhen stops (SIGSTOP) the worker w of host once when answers true,
+// asked at first and again at each commit that changes the ledger (watch),
 // then asks missed whether what was to be killed had ended already (its
 // words fail the test: the kill missed it), kills the worker (SIGKILL, as
 // a crash) and starts another on that host with the settings env, which it
 // answers.
-func (h *binHosts) killWhen(ctx context.Context, t *testing.T, w *soakProc, host string, env []string, what string, when func() bool, missed func() string) *soakProc {
+func (h *binHosts) killWhen(ctx context.Context, t *testing.T, watch *ledgerWatch, w *soakProc, host string, env []string, what string, when func() bool, missed func() string) *soakProc {
 	t.Helper()
-	for deadline := time.Now().Add(3 * time.Minute); !when(); {
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			t.Fatalf("%s not within 3 minutes", what)
-		}
-		time.Sleep(time.Millisecond)
+	if !watch.until(ctx, 3*time.Minute, when) {
+		t.Fatalf("%s not within 3 minutes", what)
 	}
 	_ = syscall.Kill(w.pid(), syscall.SIGSTOP)
 	if words := missed(); words != "" {
@@ -261,6 +264,60 @@ func (h *binHosts) killWhen(ctx context.Context, t *testing.T, w *soakProc, host
 	w.kill()
 	next, _ := h.start(host, env, "work")
 	return next
+}
+
+// ledgerWatch hears each commit that changes the content store's ledger,
+// the records of its objects and packs: watchLedger adds to the test's
+// database a trigger that notifies on each row written there, so a wait on
+// the ledger wakes at the commit that changed it, never at a tick.
+type ledgerWatch struct{ conn *pgx.Conn }
+
+// watchLedger adds the trigger to the database dsn names and listens for
+// it; the connection closes with the test.
+func watchLedger(ctx context.Context, t *testing.T, dsn string) *ledgerWatch {
+	t.Helper()
+	conn, err := pgx.Connect(ctx, strings.TrimSuffix(dsn, " pool_max_conns=12"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	for _, sql := range []string{
+		`CREATE OR REPLACE FUNCTION e2e_ledger_changed() RETURNS trigger LANGUAGE plpgsql AS
+			$$BEGIN PERFORM pg_notify('e2e_ledger', ''); RETURN NULL; END$$`,
+		`CREATE OR REPLACE TRIGGER e2e_ledger_changed AFTER INSERT OR UPDATE OR DELETE ON content_objects
+			FOR EACH ROW EXECUTE FUNCTION e2e_ledger_changed()`,
+		`CREATE OR REPLACE TRIGGER e2e_ledger_changed AFTER INSERT OR UPDATE OR DELETE ON content_packs
+			FOR EACH ROW EXECUTE FUNCTION e2e_ledger_changed()`,
+		`LISTEN e2e_ledger`,
+	} {
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatalf("watch the ledger: %v", err)
+		}
+	}
+	return &ledgerWatch{conn: conn}
+}
+
+// until asks ok at once and again after each commit that changed the
+// ledger since it last asked, until ok answers true; false when it has
+// not within d.
+func (w *ledgerWatch) until(ctx context.Context, d time.Duration, ok func() bool) bool {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	for !ok() {
+		if _, err := w.conn.WaitForNotification(ctx); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// storedObjects counts the objects the ledger records in the bucket.
+func storedObjects(ctx context.Context, t *testing.T, conn *pgx.Conn) (n int) {
+	t.Helper()
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM content_objects WHERE stored").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // pastGrace moves the ledger's claims, of objects and packs, into the

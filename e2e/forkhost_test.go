@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/app/coretest"
 	"github.com/boxsnap/boxsnap/app/operations"
@@ -23,7 +24,10 @@ import (
 // CLI: each fork's job goes on host-b's queue, its new box is host-b's,
 // and it holds the snapshot's tree byte-exact, fetched from the bucket,
 // while the box it came from stays host-a's. A fork of host-a's box as it
-// is now, asked on host-b, is refused in words saying where to ask it.
+// is now, asked on host-b, is refused in words saying where to ask it. A
+// box whose process writes $GREETING from its box template's environment
+// to a file forks on host-b into a box whose process writes the same: it
+// runs with its source box's environment (on the old code, an empty line).
 func TestForkOnAnotherHost(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -113,6 +117,91 @@ func TestForkOnAnotherHost(t *testing.T) {
 	}
 	if owner == nil || *owner != "host-a" {
 		t.Fatalf("amber-fox, forked on host-b, is owned by %s; want host-a still", orNone(owner))
+	}
+
+	// A box whose process writes $GREETING, from its box template's
+	// environment, to a file: its fork on host-b runs with it too.
+	if err := onA.do(ctx, "PUT", "/api/v1/templates/greeter", map[string]any{"backend": "local", "kind": "linux",
+		"command": `echo "$GREETING" > greeting.out; exec sleep 600`, "env": map[string]string{"GREETING": "hello from host-a's template"}}, nil); err != nil {
+		t.Fatalf("save a box template: %v", err)
+	}
+	var made struct {
+		ID string `json:"id"`
+	}
+	if err := onA.do(ctx, "POST", "/api/v1/boxes", map[string]string{"name": "greeter", "template": "greeter"}, &made); err != nil {
+		t.Fatalf("make greeter on host-a: %v", err)
+	}
+	greeting := "hello from host-a's template\n"
+	if got := waitFile(t, h.boxDir("host-a", made.ID), "greeting.out", 2*time.Minute); got != greeting {
+		t.Fatalf("greeter's process on host-a wrote %q, want %q", got, greeting)
+	}
+	// The snapshot holds no greeting: the fork's process writes its own.
+	if err := os.Remove(filepath.Join(h.boxDir("host-a", made.ID), "greeting.out")); err != nil {
+		t.Fatal(err)
+	}
+	takeBoxNamed(ctx, t, onA, "greeter", "one")
+	if err := onB.do(ctx, "POST", "/api/v1/boxes/greeter/snapshots/one/fork", map[string]string{"name": "greeter-on-b"}, &op); err != nil {
+		t.Fatalf("fork greeter's snapshot on host-b: %v", err)
+	}
+	if state := waitEnded(ctx, t, onB, op.Operation.ID); state != "done" {
+		t.Fatalf("the fork of greeter on host-b ended %s", state)
+	}
+	var forked string
+	if err := conn.QueryRow(ctx, "SELECT id FROM boxes WHERE name = 'greeter-on-b'").Scan(&forked); err != nil {
+		t.Fatal(err)
+	}
+	if got := waitFile(t, h.boxDir("host-b", forked), "greeting.out", 2*time.Minute); got != greeting {
+		t.Fatalf("greeter's fork on host-b wrote %q, want %q: it does not run with its source box's environment", got, greeting)
+	}
+}
+
+// takeBoxNamed takes box named name through api and waits for it to be
+// done.
+func takeBoxNamed(ctx context.Context, t *testing.T, api *soakHTTP, box, name string) {
+	t.Helper()
+	var op struct {
+		Operation struct {
+			ID string `json:"id"`
+		} `json:"operation"`
+	}
+	if err := api.do(ctx, "POST", "/api/v1/boxes/"+box+"/snapshots", map[string]string{"name": name}, &op); err != nil {
+		t.Fatalf("take %s of %s: %v", name, box, err)
+	}
+	if state := waitEnded(ctx, t, api, op.Operation.ID); state != "done" {
+		t.Fatalf("the take %s of %s ended %s", name, box, state)
+	}
+}
+
+// waitFile waits, at most d, for the file name in the folder dir to be
+// written, woken by the kernel (inotify) each time a file there is closed
+// after a write or moved in, never by a tick, and answers what it holds.
+func waitFile(t *testing.T, dir, name string, d time.Duration) string {
+	t.Helper()
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	if _, err := unix.InotifyAddWatch(fd, dir, unix.IN_CLOSE_WRITE|unix.IN_MOVED_TO); err != nil {
+		t.Fatalf("watch %s: %v", dir, err)
+	}
+	buf := make([]byte, 4096)
+	for deadline := time.Now().Add(d); ; {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil && len(b) > 0 {
+			return string(b)
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			t.Fatalf("nothing wrote %s in %s within %s", name, dir, d)
+		}
+		if _, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, int(left.Milliseconds())+1); err != nil && err != unix.EINTR {
+			t.Fatal(err)
+		}
+		for {
+			if n, err := unix.Read(fd, buf); n <= 0 || err != nil {
+				break
+			}
+		}
 	}
 }
 

@@ -1,6 +1,9 @@
 package providers
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // ContentCache is a backend whose snapshots' content this host keeps as a
 // cache of a bucket every host reaches (the local backend with a content
@@ -25,4 +28,12 @@ type CacheUse struct {
 	// FileSystem is the size of the file system holding the cache, in
 	// bytes.
 	FileSystem int64
+	// CountedAt is when Held was counted, where it is a count recorded
+	// earlier (at the end of a take, a restore or a fork); zero when it
+	// was counted as it was asked.
+	CountedAt time.Time
+	// UpTo says Held is not the cache's own count but all the file system
+	// holding it holds, read in one look as within the bound (or with no
+	// bound): the cache holds at most that.
+	UpTo bool
 }

@@ -15,6 +15,19 @@ type Carried interface {
 	CarriedSpec(ctx context.Context, ref SnapshotRef) (spec BoxSpec, ok bool, err error)
 }
 
+// CarriedFork is a backend that may fork a snapshot on a host holding no
+// record of how the snapshot's box runs (a fork asked on another host than
+// the box's own): the core gives the environment it recorded for that box,
+// which no snapshot records, so the fork runs with it there as a fork on
+// the box's own host runs with its source box's.
+type CarriedFork interface {
+	// ForkSnapshotCarried is ForkSnapshot, the new box running with env
+	// where this host holds no run of the snapshot's box; where it holds
+	// one, that run's environment, as ForkSnapshot's. env is never logged
+	// nor put in an error.
+	ForkSnapshotCarried(ctx context.Context, ref SnapshotRef, box BoxIdentity, env map[string]string, rec Recorder) (Guest, error)
+}
+
 // Backfill is a backend that ships to a content store the snapshots a
 // host took before the store was set, which are on that host alone until
 // then; a box whose newest snapshot is one cannot move.

@@ -3,6 +3,7 @@ package boot
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -93,5 +94,5 @@ func cacheResult(cfg config.Config) doctor.Result {
 		return doctor.Result{Name: name, Detail: "the content cache in " + cfg.LocalRoot + " could not be measured: " + err.Error(),
 			Fix: "check that boxsnap can read " + cfg.LocalRoot}
 	}
-	return doctor.Result{Name: name, OK: true, Detail: hosts.CacheWords(u)}
+	return doctor.Result{Name: name, OK: true, Detail: hosts.CacheWords(u, time.Now())}
 }

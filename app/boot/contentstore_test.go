@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/boxsnap/boxsnap/app/config"
 	"github.com/boxsnap/boxsnap/app/snapshots/hosts"
@@ -31,7 +32,7 @@ func TestDoctorChecksTheContentStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := hosts.CacheWords(use); !got[2].OK || got[2].Detail != want || !strings.Contains(want, "(25% of the ") {
+	if want := hosts.CacheWords(use, time.Now()); !got[2].OK || got[2].Detail != want || !strings.Contains(want, "(25% of the ") {
 		t.Fatalf("the doctor's word on the content cache: %+v, want %q", got[2], want)
 	}
 	for _, bad := range []struct {

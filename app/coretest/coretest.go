@@ -138,6 +138,10 @@ type Options struct {
 	Host string
 	// ContentStore keeps the local backend's snapshots in a bucket too.
 	ContentStore *ship.Remote
+	// ContentCacheBytes bounds the content the local backend keeps with a
+	// content store (local.Config.ContentCacheBytes); 0: its default share
+	// of the file system.
+	ContentCacheBytes int64
 	// Intervals are the River client's periodic intervals (the recover
 	// interval is also how often a worker's presence looks for dead
 	// workers' operations); zero ones are jobs' defaults.
@@ -191,7 +195,7 @@ func Build(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Env, error) 
 	if err != nil {
 		return nil, err
 	}
-	lb, err := local.New(local.Config{ID: "local", Root: opts.LocalRoot, Host: opts.Host, ContentStore: opts.ContentStore, MayFetch: hosts.MayFetch(st, "local"), Install: install, Logger: logger, NoSync: true, Price: opts.Price, Templates: opts.Templates,
+	lb, err := local.New(local.Config{ID: "local", Root: opts.LocalRoot, Host: opts.Host, ContentStore: opts.ContentStore, ContentCacheBytes: opts.ContentCacheBytes, MayFetch: hosts.MayFetch(st, "local"), Install: install, Logger: logger, NoSync: true, Price: opts.Price, Templates: opts.Templates,
 		DiskImages: !opts.NoDiskImages, DiskBytes: cmp.Or(opts.DiskBytes, DiskBytes)})
 	if err != nil {
 		return nil, err

@@ -20,6 +20,9 @@ type hostsPage struct {
 	Page  views.Page
 	Hosts []hostRow
 	This  string
+	// Owned says which boxes belong to a host, from the backends' own
+	// answers.
+	Owned string
 	// Backlog says how many of this host's snapshots are not in the
 	// content store yet; empty with no content store.
 	Backlog string
@@ -41,7 +44,7 @@ func showHosts(s *Server, w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	p := hostsPage{Page: views.Page{Title: "Hosts", SignedIn: true, Nav: "hosts", Flash: s.flash(w, r)}, This: s.opts.Hosts.This()}
+	p := hostsPage{Page: views.Page{Title: "Hosts", SignedIn: true, Nav: "hosts", Flash: s.flash(w, r)}, This: s.opts.Hosts.This(), Owned: s.opts.Hosts.Owned()}
 	if p.Backlog, err = s.opts.Hosts.Backlog(r.Context()); err != nil {
 		s.fail(w, r, err)
 		return

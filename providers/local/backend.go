@@ -186,6 +186,8 @@ type Backend struct {
 	// Shipping ships the snapshots from before the content store and
 	// reads how a snapshot's box ran.
 	*Shipping
+	// Forks makes new boxes from snapshots.
+	Forks
 
 	id      string
 	root    string
@@ -215,6 +217,11 @@ type Backend struct {
 	// cleanOnce runs cleanCgroups once, at the first restart or takeover.
 	cleanOnce sync.Once
 }
+
+// Forks is the local backend's part that makes new boxes from snapshots
+// (fork.go): ForkSnapshot, and ForkSnapshotCarried (providers.CarriedFork)
+// for a fork of a snapshot whose box's state this host does not hold.
+type Forks struct{ b *Backend }
 
 // ID is the backend's ID in settings.
 func (b *Backend) ID() string { return b.id }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -75,17 +76,36 @@ func CacheUse(root string, bytes int64, percent int) (providers.CacheUse, error)
 }
 
 // ContentCacheUse answers how much this host's content cache holds
-// against its bound (providers.ContentCache); ok is false with no content
+// against its bound (providers.ContentCache), without counting it each
+// time it is asked (a count stats every file of it: 183 ms of CPU for
+// 46,511 files, BenchmarkContentCacheUse): when the whole file system
+// holding it holds no more than the bound, or there is no bound, that,
+// read in one look (CacheUse.UpTo); else the count the last eviction
+// recorded (ship.LastCount: a take's, restore's or fork's end, by any
+// process on this data folder), with when. Only with none on record does
+// it count the cache, and records that count. ok is false with no content
 // store.
 func (b *Shipping) ContentCacheUse(ctx context.Context) (providers.CacheUse, bool, error) {
 	if b.shipper == nil || b.shipper.Remote == nil {
 		return providers.CacheUse{}, false, nil
 	}
 	u := b.cache
-	var err error
-	if u.Held, err = ship.CacheHeld(b.st); err != nil {
-		return providers.CacheUse{}, true, fmt.Errorf("local backend: the content cache: %w", err)
+	if used, ok := ship.FileSystemUsed(b.st.Path()); ok && (u.Bound <= 0 || used <= u.Bound) {
+		u.Held, u.UpTo = used, true
+		return u, true, ctx.Err()
 	}
+	c, ok := ship.LastCount(b.st)
+	if !ok {
+		held, err := ship.CacheHeld(b.st)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return providers.CacheUse{}, true, fmt.Errorf("local backend: the content cache: %w", err)
+		}
+		c = ship.CacheCount{Held: held, At: time.Now()}
+		if err := ship.RecordCount(b.st, c); err != nil {
+			b.log.Warn("local backend: could not record the content cache's count", "err", err)
+		}
+	}
+	u.Held, u.CountedAt = c.Held, c.At
 	return u, true, ctx.Err()
 }
 

@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 
@@ -46,12 +47,16 @@ func (b *Shipping) CarriedSpec(ctx context.Context, ref providers.SnapshotRef) (
 
 // orCarried is src, the state of a fork's source box on this host, or,
 // when this host holds no run of it (a snapshot another host took), the
-// run r its snapshot's label records, so a fork on any host runs as its
-// source did.
-func orCarried(src state.BoxState, r *store.Run) state.BoxState {
-	if r == nil || src.Command != "" || src.User != "" || src.Env != nil || src.Limits != (providers.BoxLimits{}) {
+// run r its snapshot's label records with env, the environment the core
+// recorded for that box (which no label records), so a fork on any host
+// runs as its source did.
+func orCarried(src state.BoxState, r *store.Run, env map[string]string) state.BoxState {
+	if src.Command != "" || src.User != "" || src.Env != nil || src.Limits != (providers.BoxLimits{}) {
 		return src
 	}
-	src.Command, src.User, src.Limits, src.NoNetwork = r.Command, r.User, r.Limits, r.NoNetwork
+	src.Env = maps.Clone(env)
+	if r != nil {
+		src.Command, src.User, src.Limits, src.NoNetwork = r.Command, r.User, r.Limits, r.NoNetwork
+	}
 	return src
 }

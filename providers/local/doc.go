@@ -45,6 +45,7 @@
 //	lists/<hash>                   with a content store: a large content's chunk list
 //	store.lock                     flock: takes shared, content sweeps exclusive
 //	rates.json                     measured bytes/s and files/s, for plans' times
+//	cache-count.json               with a content store: the content cache's last count and when
 //
 // Manifests and labels start with a line holding the SHA-256 of what follows:
 // JSON for a label, a compact binary form for a manifest (store/codec.go), which a

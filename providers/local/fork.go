@@ -27,7 +27,23 @@ import (
 // folder inside it, and the box's access file, are removed. The new box runs as its source box does: its command,
 // user, environment and limits are the source's. A snapshot taken with no
 // identity reset is refused.
-func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, box providers.BoxIdentity, rec providers.Recorder) (providers.Guest, error) {
+func (f Forks) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, box providers.BoxIdentity, rec providers.Recorder) (providers.Guest, error) {
+	return forkSnapshot(ctx, f.b, ref, box, nil)
+}
+
+var _ providers.CarriedFork = (*Backend)(nil)
+
+// ForkSnapshotCarried is ForkSnapshot, the new box running with env, the
+// environment the core recorded for the snapshot's box, where this host
+// holds no state of that box (a snapshot another host took): the command,
+// user, limits and network then come from the snapshot's label
+// (orCarried).
+func (f Forks) ForkSnapshotCarried(ctx context.Context, ref providers.SnapshotRef, box providers.BoxIdentity, env map[string]string, rec providers.Recorder) (providers.Guest, error) {
+	return forkSnapshot(ctx, f.b, ref, box, env)
+}
+
+// forkSnapshot is ForkSnapshotCarried's work, on b.
+func forkSnapshot(ctx context.Context, b *Backend, ref providers.SnapshotRef, box providers.BoxIdentity, env map[string]string) (providers.Guest, error) {
 	m, err := b.Store.LoadUsable(ref)
 	if err != nil {
 		return providers.Guest{}, fmt.Errorf("fork: %w", err)
@@ -56,7 +72,7 @@ func (b *Backend) ForkSnapshot(ctx context.Context, ref providers.SnapshotRef, b
 	if owner := b.Store.OwnerOf(m); owner != m.Guest.Ref && src.Command == "" && src.User == "" && src.Env == nil && src.Limits == (providers.BoxLimits{}) {
 		src, _ = b.ReadState(owner) // an imported snapshot's box
 	}
-	src = orCarried(src, b.carriedRun(m.ID))
+	src = orCarried(src, b.carriedRun(m.ID), env)
 	// A snapshot whose files hold more than the bound is refused before
 	// anything is made (forkFolder checks the room an image leaves too).
 	bound := diskBound(src.Limits, b.diskBytes)

@@ -105,7 +105,7 @@ var pathCallsAllowed = map[string]string{
 	"disks/fork.go (*Disks).ForkFolder":               "the new box's folder itself, made by boxsnap's path to it",
 	"disks/forkleft.go (*Disks).sweepNamed":           "a killed fork's folder, image and mount folder, found by their names in the store's boxes and disks folders",
 	"disks/forkleft.go allocated":                     "a killed fork's image in the store's disks folder",
-	"fork.go (*Backend).ForkSnapshot":                 "the new box's folder itself, made and renamed by boxsnap's path to it",
+	"fork.go forkSnapshot":                            "the new box's folder itself, made and renamed by boxsnap's path to it",
 	"held/held.go (*Held).HeldSnapshots":              "the store's snapshot folders",
 	"held/held.go (*Held).readHeld":                   "the store's snapshot folder",
 	"held/held.go (*Held).contentMissing":             "the store's content",

@@ -52,6 +52,7 @@ func New(cfg Config) (*Backend, error) {
 		maxImport: cfg.MaxImportBytes,
 		diskBytes: cfg.DiskBytes,
 	}
+	b.Forks = Forks{b}
 	if b.maxImport <= 0 {
 		b.maxImport = exports.DefaultMaxImportBytes
 	}

@@ -18,8 +18,9 @@ import (
 // moved box does, owned by it, and the fork runs on that host's queue
 // (ForkParams.RunsOn). Its plan there is the snapshot's own, as a released
 // box's is: nothing is read from the source box's folder, which is on its
-// own host. A fork of the box as it is now needs the live box, so only
-// its own host forks it.
+// own host. It runs with the source box's environment as the database
+// recorded it, as a moved box does (forkSnapshot). A fork of the box as
+// it is now needs the live box, so only its own host forks it.
 
 // This is the host this process runs on, where a fork asked here lands.
 func (s *Forks) This() string { return s.host }

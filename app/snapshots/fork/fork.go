@@ -107,7 +107,7 @@ func (s *Forks) runFork(ctx context.Context, op *snapshots.Operation, p ForkPara
 		if serr != nil || !st.Exists {
 			// The clone's task is waited for by the job's snooze: the fork
 			// resumes here, and the backend goes on with the guest it cloned.
-			guest, err = be.Snap.ForkSnapshot(ctx, snapshots.RefOf(sn, src), identity, s.k.TaskRecorder(op))
+			guest, err = s.forkSnapshot(ctx, be, sn, src, identity, s.k.TaskRecorder(op))
 			if operations.Pending(err) {
 				return ForkResult{}, err
 			}
@@ -154,4 +154,20 @@ func (s *Forks) runFork(ctx context.Context, op *snapshots.Operation, p ForkPara
 	from := fmt.Sprintf("forked from %s at %s", src.Name, sn.TakenAt.In(tz).Format("15:04"))
 	s.k.Log(ctx, s.st.Pool, src.ID, snapshots.EvForked, caller, logForkWords(sn.Name, box.Name), sn.ID, op.ID, nil)
 	return ForkResult{Box: box.ID, Name: box.Name, From: from}, nil
+}
+
+// forkSnapshot asks be for the new guest from sn, a snapshot of src: with
+// src's environment as the database recorded it (carrier) where be forks
+// on a host holding no run of src (providers.CarriedFork: a fork on
+// another host than src's own), so the fork runs with it on any host.
+func (s *Forks) forkSnapshot(ctx context.Context, be snapshots.Backend, sn *snapshots.Snapshot, src *snapshots.Box, identity providers.BoxIdentity, rec providers.Recorder) (providers.Guest, error) {
+	cf, ok := be.Snap.(providers.CarriedFork)
+	if !ok || s.carrier == nil {
+		return be.Snap.ForkSnapshot(ctx, snapshots.RefOf(sn, src), identity, rec)
+	}
+	env, err := s.carrier.CarriedEnv(ctx, src)
+	if err != nil {
+		return providers.Guest{}, err
+	}
+	return cf.ForkSnapshotCarried(ctx, snapshots.RefOf(sn, src), identity, env, rec)
 }

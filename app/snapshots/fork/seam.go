@@ -32,6 +32,10 @@ type Forks struct {
 	// host is the host this process runs on, where a fork asked here
 	// lands; empty: the source box's own host.
 	host string
+	// carrier gives the environment a fork's source box runs with, as
+	// the database recorded it (UseCarrier); nil until app/snapshots/seams
+	// gives it.
+	carrier carrier
 }
 
 // kernel is what a fork uses of the core: the backends, the record reads
@@ -75,6 +79,19 @@ type taker interface {
 
 // UseTaker gives the forks the take a fork of the box now starts from.
 func (s *Forks) UseTaker(t taker) { s.taker = t }
+
+// carrier gives the environment a box runs with on a host that holds no
+// record of it, as the database recorded it when the box was made or
+// reset (which no snapshot records), so a fork asked on another host than
+// its source box's runs with its source's environment, as a moved box
+// does; package hosts' CarriedEnv is it, through app/snapshots/seams. Its
+// errors never carry the environment.
+type carrier interface {
+	CarriedEnv(ctx context.Context, b *snapshots.Box) (map[string]string, error)
+}
+
+// UseCarrier gives the forks the environment their source boxes run with.
+func (s *Forks) UseCarrier(c carrier) { s.carrier = c }
 
 // errNoTaker is a fork of the box now asked of forks given no take.
 var errNoTaker = errors.New("fork: a fork of the box now needs the take (UseTaker)")

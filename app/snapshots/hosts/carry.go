@@ -16,13 +16,9 @@ import (
 // carriedSpec is what b's guest is made with on this host before it is
 // restored from sn: how b ran when sn was taken, as the backend recorded
 // it in sn (its command, user, limits and network, and whether it ran:
-// a box that ran starts on this host once restored), else as the database
-// recorded it when b was made (recordedRun), else what b was made from
-// (its command, and its box template's user, limits and network as the
-// template is now); with the environment the database recorded when b
-// was made, or, for a box made before that was recorded, its box
-// template's as it is now, when it still exists. Never its published
-// ports: on this host they could be another's.
+// a box that ran starts on this host once restored), else as carriedRun
+// says; with carriedRun's environment, which no snapshot records. Never
+// its published ports: on this host they could be another's.
 func (h *Hosts) carriedSpec(ctx context.Context, b *snapshots.Box, be snapshots.Backend, sn *snapshots.Snapshot) (providers.BoxSpec, error) {
 	spec := providers.BoxSpec{}
 	recorded := false
@@ -34,39 +30,55 @@ func (h *Hosts) carriedSpec(ctx context.Context, b *snapshots.Box, be snapshots.
 	}
 	spec.Box = providers.BoxIdentity{ID: b.GuestRef, Name: b.Name, Kind: b.Kind}
 	spec.Publish = nil
-	run, made, err := h.recordedRun(ctx, b)
+	run, err := h.carriedRun(ctx, b)
 	if err != nil {
 		return spec, err
 	}
-	if made {
-		spec.Env = maps.Clone(run.Env)
-		if !recorded {
-			spec.Command, spec.User, spec.Limits, spec.NoNetwork = run.Command, run.User, run.Limits, run.NoNetwork
-		}
-		return spec, nil
+	spec.Env = run.Env
+	if !recorded {
+		spec.Command, spec.User, spec.Limits, spec.NoNetwork = run.Command, run.User, run.Limits, run.NoNetwork
+	}
+	return spec, nil
+}
+
+// CarriedEnv is the environment b runs with on a host that holds no
+// record of it (carriedRun's): a move's, and a fork's of one of b's
+// snapshots asked on another host than b's own, so a fork on any host
+// runs with its source box's, as one on b's host does. It is read only to
+// make a box: errors never carry it, nor does any log line.
+func (h *Hosts) CarriedEnv(ctx context.Context, b *snapshots.Box) (map[string]string, error) {
+	run, err := h.carriedRun(ctx, b)
+	return run.Env, err
+}
+
+// carriedRun is how b runs as the database recorded it when b was made or
+// last reset (recordedRun), else as what b was made from says (its
+// command, and its box template's user, environment, limits and network
+// as the template is now, when it still exists); the zero run when
+// neither is known.
+func (h *Hosts) carriedRun(ctx context.Context, b *snapshots.Box) (snapshots.BoxRun, error) {
+	run, made, err := h.recordedRun(ctx, b)
+	if err != nil || made {
+		run.Env = maps.Clone(run.Env)
+		return run, err
 	}
 	mf, err := h.st.MadeFromByBox(ctx, h.st.Pool, b.ID)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return spec, nil
+		return snapshots.BoxRun{}, nil
 	}
 	if err != nil {
-		return spec, fmt.Errorf("read what box %s was made from: %w", b.Name, err)
+		return snapshots.BoxRun{}, fmt.Errorf("read what box %s was made from: %w", b.Name, err)
 	}
-	if !recorded {
-		spec.Command = mf.Command
-	}
+	run = snapshots.BoxRun{Command: mf.Command}
 	if mf.Template == "" || h.templates == nil {
-		return spec, nil
+		return run, nil
 	}
 	t, err := h.templates.Template(ctx, mf.Template)
 	if err != nil {
-		return spec, nil // the template is gone: the box runs with no environment
+		return run, nil // the template is gone: the box runs with no environment
 	}
-	spec.Env = maps.Clone(t.Env)
-	if !recorded {
-		spec.User, spec.Limits, spec.NoNetwork = t.User, t.Limits, t.NoNetwork
-	}
-	return spec, nil
+	run.User, run.Env, run.Limits, run.NoNetwork = t.User, maps.Clone(t.Env), t.Limits, t.NoNetwork
+	return run, nil
 }
 
 // forkDepth bounds how many forks back a box's run is looked for: a fork

@@ -157,3 +157,63 @@ func TestMovedBoxCarriesTheRunItWasResetTo(t *testing.T) {
 		t.Errorf("on host-b the moved box's environment is not the one it was reset to:\n%s", env)
 	}
 }
+
+// TestForkOnAnotherHostCarriesItsSourcesEnvironment: a box made on host-a
+// from a box template whose environment holds a secret is forked on
+// host-b from its snapshot, after the template's environment changed: the
+// fork's process on host-b runs with the environment its source box was
+// made with, as the database recorded it (the move's carriedRun), not the
+// template's as it is now nor none; and the secret appears in no log
+// line, operation or box log. On the old code the fork on host-b ran with
+// no environment: its source's state is on host-a alone.
+func TestForkOnAnotherHostCarriesItsSourcesEnvironment(t *testing.T) {
+	ctx := context.Background()
+	logs := &lockedBuffer{}
+	a, b := twoHosts(t, coretest.Options{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	const secret = "tok-4b7d2a-never-shown"
+	tmpl := snapshots.BoxTemplate{Name: "keyed", Backend: "local", Kind: "linux", Command: runsCmd,
+		Env: map[string]string{"GREETING": "as-made", "API_TOKEN": secret}}
+	if err := a.Boxes.SaveTemplate(ctx, snapshots.Owner(), tmpl); err != nil {
+		t.Fatal(err)
+	}
+	box, err := a.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "keyed-box", Template: "keyed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranAs(t, a, box.GuestRef)
+	sn := a.TakeReady(t, snapshots.Owner(), "keyed-box", "as made")
+	tmpl.Env = map[string]string{"GREETING": "changed"}
+	if err := a.Boxes.SaveTemplate(ctx, snapshots.Owner(), tmpl); err != nil {
+		t.Fatal(err)
+	}
+	op, err := b.Forks.Fork(ctx, snapshots.Owner(), forks.ForkRequest{Box: "keyed-box", Snapshot: sn.ID, Name: "keyed-on-b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op = b.Wait(t, op); op.State != snapshots.OpDone {
+		t.Fatalf("the fork on host-b: %s %s", op.State, coretest.Deref(op.Error))
+	}
+	fork, err := b.Core.Box(ctx, snapshots.Owner(), "keyed-on-b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := ranAs(t, b, fork.GuestRef)["env"]
+	if !strings.Contains(env, "GREETING=as-made\n") || !strings.Contains(env, "API_TOKEN="+secret+"\n") {
+		t.Errorf("on host-b the fork's environment is not its source box's:\n%s", env)
+	}
+	events, err := b.Boxes.BoxLog(ctx, snapshots.Owner(), "keyed-on-b", 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcEvents, err := a.Boxes.BoxLog(ctx, snapshots.Owner(), "keyed-box", 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opJSON, _ := json.Marshal(op)
+	evJSON, _ := json.Marshal(append(events, srcEvents...))
+	for _, s := range []string{string(opJSON), string(evJSON), logs.String()} {
+		if strings.Contains(s, secret) {
+			t.Fatalf("the box's secret is shown: %.2000s", s)
+		}
+	}
+}

@@ -25,9 +25,12 @@
 // move or a takeover is refused in words where it is not. The box's guest
 // is made on the new host first, running as the box ran when that
 // snapshot was taken (providers.Carried: its command, user, limits and
-// network, and whether it ran, so the restore starts it), with the environment the database recorded when the box (or
-// the box it was forked from) was made (recordedRun), which no snapshot
-// keeps, and never its published ports, which could collide there.
+// network, and whether it ran, so the restore starts it), with the
+// environment the database recorded when the box (or the box it was
+// forked from) was made or reset (carriedRun), which no snapshot keeps,
+// and never its published ports, which could collide there. A fork of one
+// of its snapshots asked on another host runs with that environment too
+// (CarriedEnv, which the fork reaches through app/snapshots/seams).
 // A snapshot taken before the content store was set is on its host alone:
 // each host's own work ships them (Backfill, run on its queue by the
 // jobs' fan-out over Working, the hosts whose workers beat lately; a host

@@ -2,6 +2,7 @@ package hosts
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/boxsnap/boxsnap/app/snapshots"
@@ -201,18 +202,77 @@ func UnshippedWords(n int, every time.Duration) string {
 
 // CacheWords says how much this host's content cache (a backend's
 // content kept here as a cache of the bucket) holds against its bound and
-// where the bound comes from: boxsnap doctor and the Hosts page say it.
-func CacheWords(u providers.CacheUse) string {
+// where the bound comes from, as of now: boxsnap doctor and the Hosts page
+// say it. A count recorded earlier says when it was made; a look at the
+// whole file system (u.UpTo) says the cache holds no more than that.
+func CacheWords(u providers.CacheUse, now time.Time) string {
 	held := snapshots.BinarySize(u.Held)
+	verb, when := "holds", ""
+	if !u.CountedAt.IsZero() {
+		verb, when = "held", fmt.Sprintf(", when last counted %s ago", agoWords(max(now.Sub(u.CountedAt), 0)))
+	}
 	if u.Bound <= 0 {
-		return fmt.Sprintf("This host's content cache holds %s and has no bound (BOXSNAP_CONTENT_CACHE_SIZE is 0): it keeps all the content taken or fetched here.", held)
+		if u.UpTo {
+			return fmt.Sprintf("This host's content cache has no bound (BOXSNAP_CONTENT_CACHE_SIZE is 0): it keeps all the content taken or fetched here, at most the %s the file system it is on holds.", held)
+		}
+		return fmt.Sprintf("This host's content cache %s %s%s and has no bound (BOXSNAP_CONTENT_CACHE_SIZE is 0): it keeps all the content taken or fetched here.", verb, held, when)
 	}
 	from := "BOXSNAP_CONTENT_CACHE_SIZE"
 	if u.Percent > 0 {
 		from = fmt.Sprintf("%d%% of the %s file system it is on, BOXSNAP_CONTENT_CACHE_SIZE", u.Percent, snapshots.BinarySize(u.FileSystem))
 	}
-	return fmt.Sprintf("This host's content cache holds %s of its bound of %s (%s), %d%% full; past the bound, a take, restore or fork ends by removing the content read longest ago that the bucket holds.",
-		held, snapshots.BinarySize(u.Bound), from, u.Held*100/u.Bound)
+	const past = "past the bound, a take, restore or fork ends by removing the content read longest ago that the bucket holds."
+	if u.UpTo {
+		return fmt.Sprintf("This host's content cache is within its bound of %s (%s): the whole file system it is on holds %s; %s",
+			snapshots.BinarySize(u.Bound), from, held, past)
+	}
+	return fmt.Sprintf("This host's content cache %s %s of its bound of %s (%s), %d%% full%s; %s",
+		verb, held, snapshots.BinarySize(u.Bound), from, u.Held*100/u.Bound, when, past)
+}
+
+// OwnedWords is the Hosts page's word on which boxes belong to a host:
+// the boxes of the backends one names (kinds, each one host's:
+// providers.OneHost) each belong to the host whose disk or daemon holds
+// them, which alone runs their operations; those of the backends every
+// names, every host reaches alike.
+func OwnedWords(one, every []string) string {
+	w := fmt.Sprintf("%s each belong to one host, whose disk or daemon holds them, and only that host runs their operations.", upperFirst(boxesWords(one)))
+	if len(every) > 0 {
+		w += fmt.Sprintf(" %s every host reaches alike, and any host runs their operations.", upperFirst(boxesWords(every)))
+	}
+	return w
+}
+
+// boxesWords names the boxes of backends of the kinds given, in order:
+// "local boxes, QEMU boxes and Docker boxes".
+func boxesWords(kinds []string) string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		switch k {
+		case "local":
+			names[i] = "local boxes"
+		case "qemu":
+			names[i] = "QEMU boxes"
+		case "docker":
+			names[i] = "Docker boxes"
+		case "proxmox":
+			names[i] = "Proxmox boxes"
+		default:
+			names[i] = k + " boxes"
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// upperFirst is s with its first letter a capital.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // noWorkerWords says that n jobs wait in host's queue and no worker of

@@ -135,6 +135,9 @@ func New(core *snapshots.Service, opts Options) (*Seams, error) {
 	}
 	hs.UseRestorer(rs)
 	hs.UseTemplates(bx)
+	// A fork on another host than its source box's carries the source's
+	// environment as a move does.
+	fk.UseCarrier(hs)
 	return &Seams{Keeps: kp, Boxes: bx, Take: tk, Restores: rs, Forks: fk, Sweeps: sw, Contents: cont, Approvals: ap, Pictures: pics, Heads: hd,
 		BoxViews: bv, Hosts: hs}, nil
 }

@@ -2,11 +2,13 @@ package ship
 
 import (
 	"context"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -21,8 +23,9 @@ import (
 // here would free none of its room, which the tree holds, and the next
 // read would fetch it again. It runs under the store lock held exclusive,
 // so no take reuses content it removes; it takes no lock and counts
-// nothing when the whole file system holds less than the bound. It
-// answers the bytes it removed.
+// nothing when the whole file system holds less than the bound. What it
+// counts it records (LastCount), so Settings' Hosts page says it without
+// counting again. It answers the bytes it removed.
 func (s *Shipper) Evict(ctx context.Context) (int64, error) {
 	if s == nil || s.Remote == nil || s.CacheBytes <= 0 {
 		return 0, nil
@@ -41,8 +44,12 @@ func (s *Shipper) Evict(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	all, total, err := cacheFiles(s.Store, keep)
-	if err != nil || total <= limit {
+	if err != nil {
 		return 0, err
+	}
+	if total <= limit {
+		s.recordCount(total)
+		return 0, nil
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].atime < all[j].atime })
 	var freed int64
@@ -54,6 +61,7 @@ func (s *Shipper) Evict(ctx context.Context) (int64, error) {
 			freed += c.size
 		}
 	}
+	s.recordCount(total - freed)
 	s.Log.Debug("local backend: the content cache was brought under its bound", "bound", limit, "held", total-freed, "removed", freed)
 	return freed, nil
 }
@@ -65,11 +73,54 @@ func (s *Shipper) Evict(ctx context.Context) (int64, error) {
 // the file system, a host whose disk is less than a quarter full never
 // walks its content.
 func fsUsedUnder(dir string, limit int64) bool {
+	used, ok := FileSystemUsed(dir)
+	return ok && used <= limit
+}
+
+// FileSystemUsed is everything the file system holding dir holds, in
+// bytes, read in one statfs; ok is false when it cannot be read.
+func FileSystemUsed(dir string) (used int64, ok bool) {
 	var sf unix.Statfs_t
 	if unix.Statfs(dir, &sf) != nil {
-		return false
+		return 0, false
 	}
-	return int64(sf.Blocks-sf.Bfree)*sf.Bsize <= limit
+	return int64(sf.Blocks-sf.Bfree) * sf.Bsize, true
+}
+
+// CacheCount is a count of the content cache: what it held against its
+// bound (CacheHeld's figure) and when it was counted.
+type CacheCount struct {
+	Held int64     `json:"held"`
+	At   time.Time `json:"at"`
+}
+
+// recordCount records held, counted now, as the cache's last count
+// (store.FileCacheCount), replacing the one before: each process on the
+// data folder reads it there. A failure is logged: the next count writes
+// it again.
+func (s *Shipper) recordCount(held int64) {
+	if err := RecordCount(s.Store, CacheCount{Held: held, At: time.Now()}); err != nil {
+		s.Log.Warn("local backend: could not record the content cache's count", "err", err)
+	}
+}
+
+// RecordCount records c as st's content cache's last count.
+func RecordCount(st *store.Store, c CacheCount) error {
+	data, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	return store.ReplaceFile(st.Path(store.FileCacheCount), data, 0o600)
+}
+
+// LastCount is the content cache's count as last recorded (by Evict, or
+// by RecordCount); ok is false when none is, or it cannot be read.
+func LastCount(st *store.Store) (c CacheCount, ok bool) {
+	data, err := os.ReadFile(st.Path(store.FileCacheCount))
+	if err != nil || json.Unmarshal(data, &c) != nil || c.At.IsZero() || c.Held < 0 {
+		return CacheCount{}, false
+	}
+	return c, true
 }
 
 // cached is a content file the cache holds: its path, size and last read.

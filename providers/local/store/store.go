@@ -30,6 +30,9 @@ const (
 	DirGroups    = "groups"
 	fileLock     = "store.lock"
 	FileRates    = "rates.json"
+	// FileCacheCount records the content cache's last count and when
+	// (package ship's Evict), for Settings' Hosts page.
+	FileCacheCount = "cache-count.json"
 
 	FileManifest = "manifest.json"
 	FileLabel    = "label.json"
