@@ -156,13 +156,19 @@ func (s *Forks) runFork(ctx context.Context, op *snapshots.Operation, p ForkPara
 	return ForkResult{Box: box.ID, Name: box.Name, From: from}, nil
 }
 
-// forkSnapshot asks be for the new guest from sn, a snapshot of src: with
-// src's environment as the database recorded it (carrier) where be forks
-// on a host holding no run of src (providers.CarriedFork: a fork on
-// another host than src's own), so the fork runs with it on any host.
+// forkSnapshot asks be for the new guest from sn, a snapshot of src: on a
+// host other than the one owning src, which holds no run of it, with src's
+// environment as the database recorded it (carrier, through
+// providers.CarriedFork), so the fork runs with it there as on src's own
+// host; on src's own host (or where no host owns it) be's ForkSnapshot,
+// which reads src's run where it is.
 func (s *Forks) forkSnapshot(ctx context.Context, be snapshots.Backend, sn *snapshots.Snapshot, src *snapshots.Box, identity providers.BoxIdentity, rec providers.Recorder) (providers.Guest, error) {
 	cf, ok := be.Snap.(providers.CarriedFork)
-	if !ok || s.carrier == nil {
+	owner, err := s.owner(ctx, src)
+	if err != nil {
+		return providers.Guest{}, err
+	}
+	if !ok || s.carrier == nil || owner == "" || owner == s.host {
 		return be.Snap.ForkSnapshot(ctx, snapshots.RefOf(sn, src), identity, rec)
 	}
 	env, err := s.carrier.CarriedEnv(ctx, src)
