@@ -290,7 +290,9 @@ func personToken(ctx context.Context, base, password string) (string, error) {
 	return tok, nil
 }
 
-// waitHealthy waits for /healthz to answer 200.
+// waitHealthy waits for /healthz to answer 200, the readiness a client
+// sees. A server not yet listening refuses a connection rather than
+// holding it, so it is asked again every 100 ms.
 func waitHealthy(base string, d time.Duration) error {
 	deadline := time.Now().Add(d)
 	var last string
