@@ -60,7 +60,7 @@ var layers = []struct {
 	{pkg: "providers/local/diskimage", forbid: []string{"*"}},
 	{pkg: "providers/local/apply", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/confined", "providers/local/content", "providers/local/diskimage", "providers/local/journal", "providers/local/store"}},
 	{pkg: "providers/local/disks", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/diskimage", "providers/local/process", "providers/local/store"}},
-	{pkg: "providers/local/browse", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/confined", "providers/local/store"}},
+	{pkg: "providers/local/browse", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/guestfiles", "providers/local/confined", "providers/local/store"}},
 	{pkg: "providers/local/capture", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/apply", "providers/local/confined", "providers/local/journal", "providers/local/state", "providers/local/store"}},
 	{pkg: "providers/local/held", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/store"}},
 	{pkg: "providers/local/confined", forbid: []string{"app/", "jobs", "providers/"}, allow: []string{"providers/local/store"}},

@@ -32,7 +32,7 @@ import (
 // past the ledger's grace (its clock moved in the database) the bucket
 // holds only what a snapshot names. Last, on host-b, the box is moved
 // there and each ready snapshot restored, byte-exact. Each wait wakes at
-// a commit that changed the ledger (ledgerWatch), never at a tick.
+// a commit that changed the ledger (watchLedger), never at a tick.
 func TestBucketFreeingByTheDatabaseThroughTheBinary(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -251,7 +251,7 @@ func takeNamed(ctx context.Context, t *testing.T, api *soakHTTP, name string) {
 // words fail the test: the kill missed it), kills the worker (SIGKILL, as
 // a crash) and starts another on that host with the settings env, which it
 // answers.
-func (h *binHosts) killWhen(ctx context.Context, t *testing.T, watch *ledgerWatch, w *soakProc, host string, env []string, what string, when func() bool, missed func() string) *soakProc {
+func (h *binHosts) killWhen(ctx context.Context, t *testing.T, watch *rowWatch, w *soakProc, host string, env []string, what string, when func() bool, missed func() string) *soakProc {
 	t.Helper()
 	if !watch.until(ctx, 3*time.Minute, when) {
 		t.Fatalf("%s not within 3 minutes", what)
@@ -266,49 +266,12 @@ func (h *binHosts) killWhen(ctx context.Context, t *testing.T, watch *ledgerWatc
 	return next
 }
 
-// ledgerWatch hears each commit that changes the content store's ledger,
-// the records of its objects and packs: watchLedger adds to the test's
-// database a trigger that notifies on each row written there, so a wait on
-// the ledger wakes at the commit that changed it, never at a tick.
-type ledgerWatch struct{ conn *pgx.Conn }
-
-// watchLedger adds the trigger to the database dsn names and listens for
-// it; the connection closes with the test.
-func watchLedger(ctx context.Context, t *testing.T, dsn string) *ledgerWatch {
+// watchLedger watches the content store's ledger, the records of its
+// objects and packs (watchRows), so a wait on the ledger wakes at the
+// commit that changed it, never at a tick.
+func watchLedger(ctx context.Context, t *testing.T, dsn string) *rowWatch {
 	t.Helper()
-	conn, err := pgx.Connect(ctx, strings.TrimSuffix(dsn, " pool_max_conns=12"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close(context.Background()) })
-	for _, sql := range []string{
-		`CREATE OR REPLACE FUNCTION e2e_ledger_changed() RETURNS trigger LANGUAGE plpgsql AS
-			$$BEGIN PERFORM pg_notify('e2e_ledger', ''); RETURN NULL; END$$`,
-		`CREATE OR REPLACE TRIGGER e2e_ledger_changed AFTER INSERT OR UPDATE OR DELETE ON content_objects
-			FOR EACH ROW EXECUTE FUNCTION e2e_ledger_changed()`,
-		`CREATE OR REPLACE TRIGGER e2e_ledger_changed AFTER INSERT OR UPDATE OR DELETE ON content_packs
-			FOR EACH ROW EXECUTE FUNCTION e2e_ledger_changed()`,
-		`LISTEN e2e_ledger`,
-	} {
-		if _, err := conn.Exec(ctx, sql); err != nil {
-			t.Fatalf("watch the ledger: %v", err)
-		}
-	}
-	return &ledgerWatch{conn: conn}
-}
-
-// until asks ok at once and again after each commit that changed the
-// ledger since it last asked, until ok answers true; false when it has
-// not within d.
-func (w *ledgerWatch) until(ctx context.Context, d time.Duration, ok func() bool) bool {
-	ctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
-	for !ok() {
-		if _, err := w.conn.WaitForNotification(ctx); err != nil {
-			return false
-		}
-	}
-	return true
+	return watchRows(ctx, t, dsn, "e2e_ledger", "content_objects", "content_packs")
 }
 
 // storedObjects counts the objects the ledger records in the bucket.

@@ -121,7 +121,7 @@ func writeMany(t *testing.T, dir, round string) {
 
 // killMidRestore stops (SIGSTOP) the worker w of host once the restore
 // op writes there (its fetched content in the host's cache, its staging,
-// or the box's folder dir holding files), kills it (SIGKILL, as a
+// or the box's folder dir holding files), seen at the entry written, kills it (SIGKILL, as a
 // crash), and starts another worker on that host with the settings env,
 // which it answers. A restore that ended before the stop fails the test:
 // the kill missed it.
@@ -136,12 +136,12 @@ func (h *binHosts) killMidRestore(ctx context.Context, t *testing.T, w *soakProc
 		}
 		return ""
 	}
+	// Asked again at each entry written in the host's folder, its
+	// content's, its staging's or the box's (two levels down: a content
+	// file's folder, the box's folder and its first).
 	seen := ""
-	for deadline := time.Now().Add(2 * time.Minute); seen == ""; seen = writing() {
-		if time.Now().After(deadline) {
-			t.Fatalf("no restore wrote on %s within 2 minutes", host)
-		}
-		time.Sleep(time.Millisecond)
+	if !watchDirs(t, 2, root).until(ctx, 2*time.Minute, func() bool { seen = writing(); return seen != "" }) {
+		t.Fatalf("no restore wrote on %s within 2 minutes", host)
 	}
 	_ = syscall.Kill(w.pid(), syscall.SIGSTOP)
 	conn, err := pgx.Connect(ctx, strings.TrimSuffix(h.dsn, " pool_max_conns=12"))
@@ -172,15 +172,18 @@ func waitEnded(ctx context.Context, t *testing.T, api *soakHTTP, id string) stri
 			Error       *string
 		} `json:"operation"`
 	}
-	for deadline := time.Now().Add(4 * time.Minute); ; {
-		if err := api.do(ctx, "GET", "/api/v1/operations/"+id+"?wait=true", nil, &op); err != nil {
+	// Each ask waits on the server for the operation's end, for a while.
+	wctx, cancel := context.WithTimeout(ctx, 4*time.Minute)
+	defer cancel()
+	for {
+		if err := api.do(wctx, "GET", "/api/v1/operations/"+id+"?wait=true", nil, &op); err != nil {
+			if wctx.Err() != nil && ctx.Err() == nil {
+				t.Fatalf("operation %s still runs 4 minutes on, at %s", id, op.Operation.Step)
+			}
 			t.Fatal(err)
 		}
 		if op.Operation.State != "running" {
 			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("operation %s still runs 4 minutes on, at %s", id, op.Operation.Step)
 		}
 	}
 	if op.Operation.State != "done" && op.Operation.State != "failed" {

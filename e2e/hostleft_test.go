@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -106,7 +105,7 @@ func TestAMovedBoxLeavesItsOldHost(t *testing.T) {
 	}
 	stateA := filepath.Join(h.dataDir("host-a"), "local", "state", amber+".json")
 	for _, p := range []string{dirA, stateA} {
-		waitNoPath(t, p, hosts.LeftQuiet+time.Minute)
+		waitNoPath(ctx, t, p, hosts.LeftQuiet+time.Minute)
 	}
 	waitDead(t, pidA, 10*time.Second)
 	t.Logf("host-a's copy of amber-fox and its process gone %s after the move", time.Since(moved).Round(time.Second))
@@ -135,11 +134,12 @@ func TestAMovedBoxLeavesItsOldHost(t *testing.T) {
 	dirBrisk := h.boxDir("host-a", brisk)
 	takeSnapshots(ctx, t, onA, "brisk-lake", dirBrisk, 1)
 	writeMany(t, dirBrisk, "never taken")
+	ops := watchRows(ctx, t, h.dsn, "e2e_operations", "operations")
 	if err := onA.do(ctx, "POST", "/api/v1/boxes/brisk-lake/snapshots", map[string]string{"name": "cut short"}, &op); err != nil {
 		t.Fatalf("take brisk-lake on host-a: %v", err)
 	}
 	cut := op.Operation.ID
-	killWhenStarted(ctx, t, conn, hostA, cut)
+	killWhenStarted(ctx, t, ops, conn, hostA, cut)
 	waitUnlocked(ctx, t, conn, cut)
 	h.longGone(ctx, t, "host-a")
 	if err := onB.do(ctx, "POST", "/api/v1/hosts/host-a/gone", nil, nil); err != nil {
@@ -212,7 +212,7 @@ func TestAMovedBoxLeavesItsOldHost(t *testing.T) {
 		}
 	}
 	h.start("host-a", env, "serve")
-	waitPath(t, filepath.Join(h.dataDir("host-a"), "local", "state", cedar+".found"), time.Minute)
+	waitPath(ctx, t, filepath.Join(h.dataDir("host-a"), "local", "state", cedar+".found"), time.Minute)
 	if running, pid := boxRuns(t, h, "host-a", cedar); running || pid != 0 {
 		t.Fatalf("cedar-elm, released, runs on host-a after it came back (marked running %v, process %d)", running, pid)
 	}
@@ -232,25 +232,26 @@ func TestAMovedBoxLeavesItsOldHost(t *testing.T) {
 	}
 }
 
-// waitPath fails the test unless path is there within d.
-func waitPath(t *testing.T, path string, d time.Duration) {
+// waitPath fails the test unless path is there within d, looked for at
+// each entry written in its folder, which must be there.
+func waitPath(ctx context.Context, t *testing.T, path string, d time.Duration) {
 	t.Helper()
-	for deadline := time.Now().Add(d); ; time.Sleep(200 * time.Millisecond) {
-		if _, err := os.Lstat(path); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s is not there %s on", path, d)
-		}
+	if !watchDirs(t, 0, filepath.Dir(path)).until(ctx, d, func() bool {
+		_, err := os.Lstat(path)
+		return err == nil
+	}) {
+		t.Fatalf("%s is not there %s on", path, d)
 	}
 }
 
 // boxPid waits up to a minute for the local box id on host to run a
-// process, and answers its process ID, read from its state file.
+// process, and answers its process ID, read from its state file at each
+// write in the host's state folder.
 func boxPid(ctx context.Context, t *testing.T, h *binHosts, host, id string) int {
 	t.Helper()
 	file := filepath.Join(h.dataDir(host), "local", "state", id+".json")
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	pid := 0
+	if watchDirs(t, 0, filepath.Dir(file)).until(ctx, time.Minute, func() bool {
 		var st struct {
 			Proc *struct {
 				Pid int `json:"pid"`
@@ -258,11 +259,11 @@ func boxPid(ctx context.Context, t *testing.T, h *binHosts, host, id string) int
 		}
 		if b, err := os.ReadFile(file); err == nil && json.Unmarshal(b, &st) == nil && st.Proc != nil && st.Proc.Pid > 0 &&
 			syscall.Kill(st.Proc.Pid, 0) == nil {
-			return st.Proc.Pid
+			pid = st.Proc.Pid
 		}
-		if ctx.Err() != nil {
-			break
-		}
+		return pid != 0
+	}) {
+		return pid
 	}
 	b, _ := os.ReadFile(file)
 	t.Fatalf("box %s runs no process on %s within a minute; its state: %s", id, host, b)
@@ -286,13 +287,12 @@ func stoppedBox(ctx context.Context, t *testing.T, h *binHosts, api *soakHTTP, h
 		t.Fatalf("make %s: %v", name, err)
 	}
 	boxPid(ctx, t, h, host, made.ID)
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		if running, pid := boxRuns(t, h, host, made.ID); !running && pid == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not stop at its disk bound within a minute", name)
-		}
+	// The backend marks it stopped once its process has ended.
+	if !watchDirs(t, 0, filepath.Join(h.dataDir(host), "local", "state")).until(ctx, time.Minute, func() bool {
+		running, pid := boxRuns(t, h, host, made.ID)
+		return !running && pid == 0
+	}) {
+		t.Fatalf("%s did not stop at its disk bound within a minute", name)
 	}
 	dir := h.boxDir(host, made.ID)
 	if err := os.Remove(filepath.Join(dir, "fill")); err != nil {
@@ -341,16 +341,15 @@ func readyIDs(ctx context.Context, t *testing.T, conn *pgx.Conn, box string) []s
 	return ids
 }
 
-// waitNoPath fails the test unless path is gone within d.
-func waitNoPath(t *testing.T, path string, d time.Duration) {
+// waitNoPath fails the test unless path is gone within d, looked for at
+// each entry removed or renamed in its folder, which must be there.
+func waitNoPath(ctx context.Context, t *testing.T, path string, d time.Duration) {
 	t.Helper()
-	for deadline := time.Now().Add(d); ; time.Sleep(200 * time.Millisecond) {
-		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s is still there %s on", path, d)
-		}
+	if !watchDirs(t, 0, filepath.Dir(path)).until(ctx, d, func() bool {
+		_, err := os.Lstat(path)
+		return errors.Is(err, fs.ErrNotExist)
+	}) {
+		t.Fatalf("%s is still there %s on", path, d)
 	}
 }
 
@@ -358,27 +357,19 @@ func waitNoPath(t *testing.T, path string, d time.Duration) {
 // zombie no one reaped) within d.
 func waitDead(t *testing.T, pid int, d time.Duration) {
 	t.Helper()
-	for deadline := time.Now().Add(d); ; time.Sleep(100 * time.Millisecond) {
-		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-		if err != nil {
-			return
-		}
-		if f := strings.Fields(string(b)); len(f) > 2 && f[2] == "Z" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d still runs %s on", pid, d)
-		}
+	if !waitExited(pid, d) {
+		t.Fatalf("process %d still runs %s on", pid, d)
 	}
 }
 
 // killWhenStarted kills (SIGKILL, as a crash) the process p once the
-// operation op has started, its worker at work on it; an operation that
-// ended before fails the test: the kill missed it.
-func killWhenStarted(ctx context.Context, t *testing.T, conn *pgx.Conn, p *soakProc, op string) {
+// operation op has started, its worker at work on it, as watch (of the
+// operations' rows) hears; an operation that ended before fails the test:
+// the kill missed it.
+func killWhenStarted(ctx context.Context, t *testing.T, watch *rowWatch, conn *pgx.Conn, p *soakProc, op string) {
 	t.Helper()
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Millisecond) {
-		var state, step string
+	var state, step string
+	if !watch.until(ctx, 2*time.Minute, func() bool {
 		var started bool
 		if err := conn.QueryRow(ctx, "SELECT state, step, started_at IS NOT NULL FROM operations WHERE id = $1", op).Scan(&state, &step, &started); err != nil {
 			t.Fatal(err)
@@ -386,39 +377,33 @@ func killWhenStarted(ctx context.Context, t *testing.T, conn *pgx.Conn, p *soakP
 		if state != "running" {
 			t.Fatalf("operation %s ended %s before its host was killed: the kill missed it", op, state)
 		}
-		if started && step != "queued" {
-			p.kill()
-			t.Logf("killed %s at operation %s's step %s", p.name, op, step)
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("operation %s did not start within 2 minutes", op)
-		}
+		return started && step != "queued"
+	}) {
+		t.Fatalf("operation %s did not start within 2 minutes", op)
 	}
+	p.kill()
+	t.Logf("killed %s at operation %s's step %s", p.name, op, step)
 }
 
 // waitUnlocked waits up to 30 seconds for PostgreSQL to end the killed
-// process's session that held operation op's lock: until then the
-// takeover leaves op to it, as to an operation running somewhere alive.
+// process's session that held operation op's lock, queued for that lock
+// itself: until then the takeover leaves op to it, as to an operation
+// running somewhere alive.
 func waitUnlocked(ctx context.Context, t *testing.T, conn *pgx.Conn, op string) {
 	t.Helper()
 	start := time.Now()
-	for deadline := start.Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		var got bool
-		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock(hashtextextended($1::text, 0))", op).Scan(&got); err != nil {
-			t.Fatal(err)
-		}
-		if got {
-			if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock(hashtextextended($1::text, 0))", op); err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("operation %s's lock was free %s after the kill", op, time.Since(start).Round(time.Millisecond))
-			return
-		}
-		if time.Now().After(deadline) {
+	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if _, err := conn.Exec(lctx, "SELECT pg_advisory_lock(hashtextextended($1::text, 0))", op); err != nil {
+		if lctx.Err() != nil && ctx.Err() == nil {
 			t.Fatalf("operation %s's lock is still held 30 s after its process was killed", op)
 		}
+		t.Fatal(err)
 	}
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock(hashtextextended($1::text, 0))", op); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("operation %s's lock was free %s after the kill", op, time.Since(start).Round(time.Millisecond))
 }
 
 // containsAll says whether sorted holds every key of want.

@@ -30,8 +30,10 @@ type soakProc struct {
 	env  []string
 	log  *os.File
 
-	mu        sync.Mutex
-	cmd       *exec.Cmd
+	mu  sync.Mutex
+	cmd *exec.Cmd
+	// ended closes once cmd has ended and is reaped.
+	ended     chan struct{}
 	startedAt time.Time
 	// rssStart is its RSS a settle time after its latest start.
 	rssStart int64
@@ -50,8 +52,9 @@ func (p *soakProc) start(bin string) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	p.cmd, p.startedAt, p.rssStart = cmd, time.Now(), 0
-	go func() { _ = cmd.Wait() }()
+	ended := make(chan struct{})
+	p.cmd, p.ended, p.startedAt, p.rssStart = cmd, ended, time.Now(), 0
+	go func() { _ = cmd.Wait(); close(ended) }()
 	return nil
 }
 
@@ -64,44 +67,51 @@ func (p *soakProc) pid() int {
 	return p.cmd.Process.Pid
 }
 
-// kill ends it with SIGKILL, as a crash would.
+// latest is its latest process's ID (0 before its first start) and a
+// channel closed once that process has ended.
+func (p *soakProc) latest() (int, <-chan struct{}) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil || p.cmd.Process == nil {
+		return 0, nil
+	}
+	return p.cmd.Process.Pid, p.ended
+}
+
+// kill ends it with SIGKILL, as a crash would, and waits up to 10 s for
+// its end.
 func (p *soakProc) kill() {
-	if pid := p.pid(); pid > 0 {
+	if pid, ended := p.latest(); pid > 0 {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
-		waitGone(pid, 10*time.Second)
+		endedWithin(ended, 10*time.Second)
 	}
 }
 
 // stop ends it with SIGTERM, then SIGKILL after a while; and anything left
 // in its process group.
 func (p *soakProc) stop() {
-	pid := p.pid()
+	pid, ended := p.latest()
 	if pid <= 0 {
 		return
 	}
 	_ = syscall.Kill(pid, syscall.SIGTERM)
-	if !waitGone(pid, 15*time.Second) {
+	if !endedWithin(ended, 15*time.Second) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
-		waitGone(pid, 5*time.Second)
+		endedWithin(ended, 5*time.Second)
 	}
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
 }
 
-func waitGone(pid int, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if err := syscall.Kill(pid, 0); err != nil {
-			return true
-		}
-		// A zombie still answers kill 0: look at its state.
-		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
-			if f := strings.Fields(string(b)); len(f) > 2 && f[2] == "Z" {
-				return true
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
+// endedWithin waits up to d for ended to close: false when it has not.
+func endedWithin(ended <-chan struct{}, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ended:
+		return true
+	case <-timer.C:
+		return false
 	}
-	return false
 }
 
 // rss is a process's resident set from /proc, in bytes (0 when gone).
@@ -280,7 +290,9 @@ func personToken(ctx context.Context, base, password string) (string, error) {
 	return tok, nil
 }
 
-// waitHealthy waits for /healthz to answer 200.
+// waitHealthy waits for /healthz to answer 200, the readiness a client
+// sees. A server not yet listening refuses a connection rather than
+// holding it, so it is asked again every 100 ms.
 func waitHealthy(base string, d time.Duration) error {
 	deadline := time.Now().Add(d)
 	var last string

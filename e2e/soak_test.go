@@ -586,11 +586,11 @@ func TestADayInTheLife(t *testing.T) {
 	wg.Wait()
 	log.notef("the day's work ended after %s; %d takes acknowledged", time.Since(started).Round(time.Second), len(takes))
 
-	// Let what was asked settle: twice the recover interval and a little.
-	deadline := time.Now().Add(2*soakRecover + 20*time.Second)
-	for time.Now().Before(deadline) && pendingOps(ctx, person, takes) > 0 {
-		time.Sleep(time.Second)
-	}
+	// Let what was asked settle: twice the recover interval and a little,
+	// asked again at each commit that writes an operation.
+	watchRows(ctx, t, dsn, "e2e_soak_operations", "operations").until(ctx, 2*soakRecover+20*time.Second, func() bool {
+		return pendingOps(ctx, person, takes) == 0
+	})
 
 	checkTakes(ctx, log, person, takes, boxes)
 	checkAutomatic(ctx, log, person, boxes, unchanged, started, midDay)
@@ -948,12 +948,12 @@ func checkTrash(ctx context.Context, log *soakLog, h *soakHTTP, dsn string, b *s
 		log.failf(check, "end the window of %s: %v", b.id, err)
 		return
 	}
-	deadline := time.Now().Add(4*soakTrash + 10*time.Second)
-	for time.Now().Before(deadline) {
-		if in, err := inTrash(); err == nil && !in {
-			return
-		}
-		time.Sleep(time.Second)
+	// Asked again at each commit that writes the trash or a box.
+	if watchRows(ctx, log.t, dsn, "e2e_soak_trash", "box_trash", "boxes").until(ctx, 4*soakTrash+10*time.Second, func() bool {
+		in, err := inTrash()
+		return err == nil && !in
+	}) {
+		return
 	}
 	log.failf(check, "box %s (%s) still in the trash %s after its window ended (the trash interval is %s)", b.name, b.id, 4*soakTrash+10*time.Second, soakTrash)
 }
@@ -967,15 +967,16 @@ func checkRiver(ctx context.Context, log *soakLog, dsn string) {
 		return
 	}
 	defer conn.Close(ctx)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	// Asked again at each commit that writes a River job.
+	var stuck []string
+	if watchRows(ctx, log.t, dsn, "e2e_soak_jobs", "river_job").until(ctx, 20*time.Second, func() bool {
+		stuck = nil
 		rows, err := conn.Query(ctx, `SELECT id, kind, attempted_at, coalesce(attempted_by::text, '') FROM river_job
 			WHERE state = 'running' AND kind NOT IN ('recover') AND attempted_at < now() - interval '15 seconds'`)
 		if err != nil {
 			log.failf(check, "read river_job: %v", err)
-			return
+			return true
 		}
-		var stuck []string
 		for rows.Next() {
 			var id int64
 			var kind, by string
@@ -985,16 +986,12 @@ func checkRiver(ctx context.Context, log *soakLog, dsn string) {
 			}
 		}
 		rows.Close()
-		if len(stuck) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			for _, s := range stuck {
-				log.failf(check, "%s", s)
-			}
-			return
-		}
-		time.Sleep(time.Second)
+		return len(stuck) == 0
+	}) {
+		return
+	}
+	for _, s := range stuck {
+		log.failf(check, "%s", s)
 	}
 }
 

@@ -13,9 +13,10 @@
 // (DiffFile). Each refusal is a providers.RefusedError in the same words on
 // both backends.
 //
-// The local backend reads a box's folder on the host through
-// providers/local/confined (openat2 beneath the folder), which this package
-// does not replace.
+// The local backend's look (providers/local/browse) cleans a caller's path
+// with Parts and refuses in these words too; it reads a box's folder on the
+// host through providers/local/confined (openat2 beneath the folder), which
+// this package does not replace.
 //
 // It imports only the standard library and providers; it must never import
 // app/..., jobs or a backend.

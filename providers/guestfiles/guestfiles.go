@@ -69,12 +69,23 @@ func Resolve[N any](parts []string, where string, kind func(N) string, next func
 		switch kind(n) {
 		case "dir":
 		case "link":
-			return n, &providers.RefusedError{Why: fmt.Sprintf("%s goes through a link (%s)%s, which is never followed", Rel(parts), Rel(parts[:k+1]), where)}
+			return n, ThroughLink(Rel(parts), Rel(parts[:k+1]), where)
 		default:
 			return n, NotFound(Rel(parts), where)
 		}
 	}
 	return n, nil
+}
+
+// ThroughLink refuses rel on the side where names, whose way goes
+// through a link: at via, where the reader knows which ("" when it does
+// not). The link is never followed.
+func ThroughLink(rel, via, where string) error {
+	at := ""
+	if via != "" {
+		at = " (" + via + ")"
+	}
+	return &providers.RefusedError{Why: fmt.Sprintf("%s goes through a link%s%s, which is never followed", rel, at, where)}
 }
 
 // NotFound says that rel is not on the side where names.
@@ -106,8 +117,15 @@ func FileOnly(rel, where, kind, target string) error {
 	return &providers.RefusedError{Why: fmt.Sprintf("%s%s is not a file", rel, where)}
 }
 
+// What a read's limit allows, in words, for TooLarge and ReadAtMost: a
+// file read whole (a download) and a file compared.
+const (
+	ReadAllows = "this allows: restore the snapshot or fork it instead"
+	DiffAllows = "a comparison allows"
+)
+
 // TooLarge refuses to read rel, of size bytes, past limit: why says what
-// the limit allows ("a comparison allows").
+// the limit allows (ReadAllows, DiffAllows).
 func TooLarge(rel, where string, size, limit int64, why string) error {
 	return &providers.RefusedError{Why: fmt.Sprintf("%s%s is %s, more than the %s %s", rel, where, providers.GB(size), providers.GB(limit), why)}
 }

@@ -92,6 +92,8 @@ func TestOnlyFilesAndFolders(t *testing.T) {
 		{FileOnly("a", "", "dir", ""), "a is not a file"},
 		{FolderOnly("a", "link", "/"), "a is a link to /, which is never followed"},
 		{FolderOnly("a", "file", ""), "a is not a folder"},
+		{ThroughLink("a/b", "", " in the box now"), "a/b goes through a link in the box now, which is never followed"},
+		{ThroughLink("a/b", "a", ""), "a/b goes through a link (a), which is never followed"},
 	} {
 		var r *providers.RefusedError
 		if !errors.As(c.err, &r) || r.Why != c.want {

@@ -167,7 +167,7 @@ func (f *files) ReadFile(ctx context.Context, ref providers.SnapshotRef, p strin
 		return providers.FileEntry{}, fmt.Errorf("download: %w", err)
 	}
 	defer done()
-	data, err := readLimited(ctx, img, e, providers.MaxReadBytes, "", "this allows: restore the snapshot or fork it instead")
+	data, err := readLimited(ctx, img, e, providers.MaxReadBytes, "", guestfiles.ReadAllows)
 	if err != nil {
 		return providers.FileEntry{}, err
 	}
@@ -280,7 +280,7 @@ func (f *files) DiffFile(ctx context.Context, ref providers.SnapshotRef, against
 			return nil, false, fmt.Errorf("compare: %w", err)
 		}
 		defer done()
-		data, err := readLimited(ctx, img, e, providers.MaxDiffBytes, where, "a comparison allows")
+		data, err := readLimited(ctx, img, e, providers.MaxDiffBytes, where, guestfiles.DiffAllows)
 		return data, false, err
 	})
 }

@@ -453,7 +453,7 @@ func (f *Files) ReadFile(ctx context.Context, ref providers.SnapshotRef, p strin
 		return providers.FileEntry{}, fmt.Errorf("download: %w", err)
 	}
 	defer done()
-	data, e, err := f.readOn(ctx, s, rel, providers.MaxReadBytes, "this allows: restore the snapshot or fork it instead")
+	data, e, err := f.readOn(ctx, s, rel, providers.MaxReadBytes, guestfiles.ReadAllows)
 	if err != nil {
 		return providers.FileEntry{}, err
 	}
@@ -566,7 +566,7 @@ func (f *Files) DiffFile(ctx context.Context, ref providers.SnapshotRef, against
 			return nil, false, fmt.Errorf("compare: %w", err)
 		}
 		defer done()
-		data, _, err := f.readOn(ctx, s, rel, providers.MaxDiffBytes, "a comparison allows")
+		data, _, err := f.readOn(ctx, s, rel, providers.MaxDiffBytes, guestfiles.DiffAllows)
 		if errors.Is(err, providers.ErrNotFound) {
 			return nil, true, nil
 		}

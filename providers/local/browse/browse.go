@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/guestfiles"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
@@ -58,11 +59,8 @@ func (b *Files) ListFiles(ctx context.Context, ref providers.SnapshotRef, dir st
 	if err != nil {
 		return nil, err
 	}
-	if e.Type == store.TypeLink {
-		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s is a link to %s, which is never followed", rel, e.Target)}
-	}
-	if e.Type != store.TypeDir {
-		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s is not a folder", rel)}
+	if err := guestfiles.FolderOnly(rel, entryKind(e), e.Target); err != nil {
+		return nil, err
 	}
 	var out []providers.FileEntry
 	for i := range m.Entries {
@@ -140,20 +138,24 @@ func (b *Files) DiffFile(ctx context.Context, ref providers.SnapshotRef, against
 	return providers.CompareSides(rel, oldName, old, newName, cur)
 }
 
-// safeRel cleans a caller's path and refuses one that climbs with "..", and
-// boxsnap's own folder in the box, which holds the box's access file.
+// safeRel cleans a caller's path as the guests' looks do, refusing one
+// that climbs with ".." (guestfiles.Parts), and refuses boxsnap's own
+// folder in the box, which holds the box's access file. It answers the
+// path as a manifest records it: "." for the top.
 func safeRel(p string) (string, error) {
-	rel, ok := store.CleanRel(p)
-	if !ok {
-		return "", &providers.RefusedError{Why: fmt.Sprintf("The path %q climbs out of the box with ..; paths are relative to the box's folder", p)}
+	parts, err := guestfiles.Parts(p)
+	if err != nil {
+		return "", err
 	}
+	rel := guestfiles.Rel(parts)
 	if rel == confined.MarkerDir || strings.HasPrefix(rel, confined.MarkerDir+"/") {
 		return "", &providers.RefusedError{Why: fmt.Sprintf("%s holds boxsnap's own files, such as the box's access, and is not browsed", confined.MarkerDir)}
 	}
 	return rel, nil
 }
 
-// walkManifest finds rel in a manifest, refusing a path through a link.
+// walkManifest finds rel in a manifest, refusing a path through a link
+// (guestfiles.Resolve).
 func walkManifest(idx map[string]*store.Entry, rel string) (*store.Entry, error) {
 	if rel == "." {
 		if e := idx["."]; e != nil {
@@ -162,23 +164,13 @@ func walkManifest(idx map[string]*store.Entry, rel string) (*store.Entry, error)
 		return nil, fmt.Errorf("the snapshot's top folder: %w", providers.ErrNotFound)
 	}
 	parts := strings.Split(rel, "/")
-	for i := 1; i < len(parts); i++ {
-		e := idx[strings.Join(parts[:i], "/")]
+	return guestfiles.Resolve(parts, "", entryKind, func(k int) (*store.Entry, error) {
+		e := idx[guestfiles.Rel(parts[:k+1])]
 		if e == nil {
-			return nil, fmt.Errorf("%s: %w", rel, providers.ErrNotFound)
+			return nil, guestfiles.NotFound(rel, "")
 		}
-		if e.Type == store.TypeLink {
-			return nil, &providers.RefusedError{Why: fmt.Sprintf("%s goes through a link (%s), which is never followed", rel, e.Path)}
-		}
-		if e.Type != store.TypeDir {
-			return nil, fmt.Errorf("%s: %w", rel, providers.ErrNotFound)
-		}
-	}
-	e := idx[rel]
-	if e == nil {
-		return nil, fmt.Errorf("%s: %w", rel, providers.ErrNotFound)
-	}
-	return e, nil
+		return e, nil
+	})
 }
 
 // SnapshotFile reads a regular file of a snapshot, of at most limit bytes,
@@ -192,15 +184,11 @@ func (b *Files) SnapshotFile(m *store.Manifest, p string, limit int64) ([]byte, 
 	if err != nil {
 		return nil, nil, err
 	}
-	switch e.Type {
-	case store.TypeFile:
-	case store.TypeLink:
-		return nil, nil, &providers.RefusedError{Why: fmt.Sprintf("%s is a link to %s, which is never followed", rel, e.Target)}
-	default:
-		return nil, nil, &providers.RefusedError{Why: fmt.Sprintf("%s is not a file", rel)}
+	if err := guestfiles.FileOnly(rel, "", entryKind(e), e.Target); err != nil {
+		return nil, nil, err
 	}
 	if e.Size > limit {
-		return nil, nil, &providers.RefusedError{Why: fmt.Sprintf("%s is %s, more than the %s this allows: restore the snapshot or fork it instead", rel, providers.GB(e.Size), providers.GB(limit))}
+		return nil, nil, guestfiles.TooLarge(rel, "", e.Size, limit, guestfiles.ReadAllows)
 	}
 	// Its callers hold no context to pass: the fetch of one file of at
 	// most limit bytes is bounded by the store's own tries.
@@ -244,25 +232,18 @@ func (b *Files) boxFile(guest providers.Guest, rel string) ([]byte, error) {
 		case errors.Is(err, unix.ENOENT), errors.Is(err, unix.ENOTDIR):
 			return nil, fmt.Errorf("%s in box %s now: %w", rel, guest.Ref, providers.ErrNotFound)
 		case errors.Is(err, unix.ELOOP), errors.Is(err, unix.EXDEV):
-			return nil, &providers.RefusedError{Why: fmt.Sprintf("%s goes through a link in the box now, which is never followed", rel)}
+			return nil, guestfiles.ThroughLink(rel, "", nowWhere)
 		case errors.Is(err, confined.ErrNotRegular):
 			return nil, &providers.RefusedError{Why: fmt.Sprintf("%s in the box now is %s, not a file", rel, kindOfMode(st.Mode))}
 		}
 		return nil, fmt.Errorf("open %s in box %s: %w", rel, guest.Ref, err)
 	}
 	defer f.Close()
-	if st.Size > providers.MaxDiffBytes {
-		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s in the box now is %s, more than the %s a comparison allows", rel, providers.GB(st.Size), providers.GB(providers.MaxDiffBytes))}
-	}
-	data, err := io.ReadAll(io.LimitReader(f, providers.MaxDiffBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > providers.MaxDiffBytes {
-		return nil, &providers.RefusedError{Why: fmt.Sprintf("%s in the box now grew past the %s a comparison allows", rel, providers.GB(providers.MaxDiffBytes))}
-	}
-	return data, nil
+	return guestfiles.ReadAtMost(f, rel, nowWhere, st.Size, providers.MaxDiffBytes, guestfiles.DiffAllows)
 }
+
+// nowWhere names the box now as the side a refusal is on.
+const nowWhere = " in the box now"
 
 // kindOfMode names what a stat's type is, in words.
 func kindOfMode(mode uint32) string {
@@ -286,14 +267,19 @@ func parentOf(rel string) string {
 	return d
 }
 
-func fileEntry(e *store.Entry) providers.FileEntry {
-	t := map[string]string{store.TypeFile: "file", store.TypeDir: "dir", store.TypeLink: "link"}[e.Type]
-	if t == "" {
-		t = "other"
+// entryKind is an entry's type as providers.FileEntry names it: "file",
+// "dir", "link" or "other".
+func entryKind(e *store.Entry) string {
+	if t := map[string]string{store.TypeFile: "file", store.TypeDir: "dir", store.TypeLink: "link"}[e.Type]; t != "" {
+		return t
 	}
+	return "other"
+}
+
+func fileEntry(e *store.Entry) providers.FileEntry {
 	return providers.FileEntry{
 		Path:    e.Path,
-		Type:    t,
+		Type:    entryKind(e),
 		Mode:    uint32(e.FileMode()),
 		Size:    e.Size,
 		ModTime: time.Unix(0, e.MTime).UTC(),

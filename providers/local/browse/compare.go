@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/boxsnap/boxsnap/providers"
+	"github.com/boxsnap/boxsnap/providers/guestfiles"
 	"github.com/boxsnap/boxsnap/providers/local/confined"
 	"github.com/boxsnap/boxsnap/providers/local/store"
 )
@@ -281,12 +282,8 @@ func (b *Files) OpenFile(ctx context.Context, ref providers.SnapshotRef, p strin
 	if err != nil {
 		return nil, providers.FileEntry{}, err
 	}
-	switch e.Type {
-	case store.TypeFile:
-	case store.TypeLink:
-		return nil, providers.FileEntry{}, &providers.RefusedError{Why: fmt.Sprintf("%s is a link to %s, which is never followed", rel, e.Target)}
-	default:
-		return nil, providers.FileEntry{}, &providers.RefusedError{Why: fmt.Sprintf("%s is not a file", rel)}
+	if err := guestfiles.FileOnly(rel, "", entryKind(e), e.Target); err != nil {
+		return nil, providers.FileEntry{}, err
 	}
 	f, err := b.OpenContent(ctx, e.Hash, e.Size)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"io/fs"
-	"path"
 	"sort"
 	"strings"
 	"time"
@@ -162,25 +161,6 @@ func Depth(rel string) int {
 		return 0
 	}
 	return strings.Count(rel, "/") + 1
-}
-
-// CleanRel checks a path given by a caller: relative, slash-separated, no
-// "..", and gives its clean form ("." for the top).
-func CleanRel(p string) (string, bool) {
-	p = strings.TrimPrefix(p, "/")
-	if p == "" || p == "." {
-		return ".", true
-	}
-	for _, part := range strings.Split(p, "/") {
-		if part == ".." {
-			return "", false
-		}
-	}
-	c := path.Clean(p)
-	if c == ".." || strings.HasPrefix(c, "../") {
-		return "", false
-	}
-	return c, true
 }
 
 // ModeOfStat turns st_mode into an fs.FileMode with its type.
