@@ -40,6 +40,7 @@
 //	    deleting                   present while a delete is under way (Incomplete)
 //	    damaged                    present once damaged content was found (Incomplete)
 //	snapshots/.taking-<id>-*       a snapshot being written; renamed into place when whole
+//	snapshots/.fetching-<id>-*     a snapshot's records being fetched from the content store
 //	groups/<group>.json            an import group's member names
 //	tmp/                           content being copied or fetched; imports being staged
 //	lists/<hash>                   with a content store: a large content's chunk list

@@ -24,7 +24,7 @@ func (s *Shipper) FetchSnapshot(ctx context.Context, id string) error {
 	if err := store.CheckID("snapshot", id); err != nil {
 		return err
 	}
-	tmp := s.Path(store.DirSnapshots, store.TakingPrefix+id+"-fetch-"+store.RandomSuffix())
+	tmp := s.Path(store.DirSnapshots, store.FetchingPrefix+id+"-"+store.RandomSuffix())
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return err
 	}

@@ -45,6 +45,14 @@ const (
 	// TakingPrefix names a snapshot folder still being written; it is never
 	// listed, and a sweep removes it once no take runs.
 	TakingPrefix = ".taking-"
+	// FetchingPrefix names a snapshot's manifest and label being fetched
+	// from the content store (ship's FetchSnapshot), which runs under no
+	// store lock, as any read may fetch one: it is never listed, and a
+	// sweep removes it only once it is FetchLeftAge old.
+	FetchingPrefix = ".fetching-"
+	// FetchLeftAge is the age past which a fetch's folder is one a
+	// stopped process left: a fetch writes two small files.
+	FetchLeftAge = 10 * time.Minute
 	// ChecksumPrefix starts the first line of every manifest and label.
 	ChecksumPrefix = "boxsnap-sha256 "
 )

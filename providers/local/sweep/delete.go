@@ -255,8 +255,14 @@ func (b *Deletes) sweepLocked(ctx context.Context, candidates map[string]int64) 
 	}
 	dirs, _ := os.ReadDir(b.Path(store.DirSnapshots))
 	for _, d := range dirs {
-		if strings.HasPrefix(d.Name(), store.TakingPrefix) {
+		switch {
+		case strings.HasPrefix(d.Name(), store.TakingPrefix):
 			_ = os.RemoveAll(b.Path(store.DirSnapshots, d.Name()))
+		case strings.HasPrefix(d.Name(), store.FetchingPrefix):
+			// A fetch holds no store lock: only one a stopped process left.
+			if info, err := d.Info(); err == nil && time.Since(info.ModTime()) > store.FetchLeftAge {
+				_ = os.RemoveAll(b.Path(store.DirSnapshots, d.Name()))
+			}
 		}
 	}
 	tmps, _ := os.ReadDir(b.Path(store.DirTmp))
