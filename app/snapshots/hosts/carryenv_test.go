@@ -45,16 +45,7 @@ func TestMovedBoxCarriesItsRecordedRun(t *testing.T) {
 	logs := &lockedBuffer{}
 	a, b := twoHosts(t, coretest.Options{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	const secret = "tok-9f3c1e-never-shown"
-	tmpl := snapshots.BoxTemplate{Name: "keyed", Backend: "local", Kind: "linux", Command: runsCmd,
-		Env: map[string]string{"GREETING": "as-made", "API_TOKEN": secret}}
-	if err := a.Boxes.SaveTemplate(ctx, snapshots.Owner(), tmpl); err != nil {
-		t.Fatal(err)
-	}
-	box, err := a.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "keyed-box", Template: "keyed"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ranAs(t, a, box.GuestRef)
+	tmpl := keyedBox(t, a, secret)
 	sn := a.TakeReady(t, snapshots.Owner(), "keyed-box", "as made")
 	fop, err := a.Forks.Fork(ctx, snapshots.Owner(), forks.ForkRequest{Box: "keyed-box", Snapshot: sn.ID, Name: "keyed-fork"})
 	if err != nil {
@@ -102,12 +93,7 @@ func TestMovedBoxCarriesItsRecordedRun(t *testing.T) {
 		evJSON, _ := json.Marshal(events)
 		seen = append(seen, string(opJSON), string(evJSON))
 	}
-	seen = append(seen, logs.String())
-	for _, s := range seen {
-		if strings.Contains(s, secret) {
-			t.Fatalf("the box's secret is shown: %.2000s", s)
-		}
-	}
+	noSecret(t, secret, append(seen, logs.String())...)
 }
 
 // TestMovedBoxCarriesTheRunItWasResetTo: a box reset after its template's
@@ -171,16 +157,7 @@ func TestForkOnAnotherHostCarriesItsSourcesEnvironment(t *testing.T) {
 	logs := &lockedBuffer{}
 	a, b := twoHosts(t, coretest.Options{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	const secret = "tok-4b7d2a-never-shown"
-	tmpl := snapshots.BoxTemplate{Name: "keyed", Backend: "local", Kind: "linux", Command: runsCmd,
-		Env: map[string]string{"GREETING": "as-made", "API_TOKEN": secret}}
-	if err := a.Boxes.SaveTemplate(ctx, snapshots.Owner(), tmpl); err != nil {
-		t.Fatal(err)
-	}
-	box, err := a.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "keyed-box", Template: "keyed"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ranAs(t, a, box.GuestRef)
+	tmpl := keyedBox(t, a, secret)
 	sn := a.TakeReady(t, snapshots.Owner(), "keyed-box", "as made")
 	tmpl.Env = map[string]string{"GREETING": "changed"}
 	if err := a.Boxes.SaveTemplate(ctx, snapshots.Owner(), tmpl); err != nil {
@@ -211,7 +188,32 @@ func TestForkOnAnotherHostCarriesItsSourcesEnvironment(t *testing.T) {
 	}
 	opJSON, _ := json.Marshal(op)
 	evJSON, _ := json.Marshal(append(events, srcEvents...))
-	for _, s := range []string{string(opJSON), string(evJSON), logs.String()} {
+	noSecret(t, secret, string(opJSON), string(evJSON), logs.String())
+}
+
+// keyedBox makes on host a the box keyed-box from the template keyed,
+// whose environment holds secret, and sees its process run; it gives the
+// template, for the test to change after.
+func keyedBox(t *testing.T, a *coretest.Env, secret string) snapshots.BoxTemplate {
+	t.Helper()
+	ctx := context.Background()
+	tmpl := snapshots.BoxTemplate{Name: "keyed", Backend: "local", Kind: "linux", Command: runsCmd,
+		Env: map[string]string{"GREETING": "as-made", "API_TOKEN": secret}}
+	if err := a.Boxes.SaveTemplate(ctx, snapshots.Owner(), tmpl); err != nil {
+		t.Fatal(err)
+	}
+	box, err := a.Boxes.AcquireBox(ctx, snapshots.Owner(), snapshots.BoxRequest{Name: "keyed-box", Template: "keyed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranAs(t, a, box.GuestRef)
+	return tmpl
+}
+
+// noSecret fails the test if any of seen shows secret.
+func noSecret(t *testing.T, secret string, seen ...string) {
+	t.Helper()
+	for _, s := range seen {
 		if strings.Contains(s, secret) {
 			t.Fatalf("the box's secret is shown: %.2000s", s)
 		}
