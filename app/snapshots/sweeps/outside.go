@@ -42,12 +42,28 @@ var (
 // start is logged as "its snapshots changed outside boxsnap", with no
 // repair and no claim of a restore. Each task is logged once per status.
 // A task is boxsnap's when its reference is on one of its operations, or
-// it was run by the user (the API token) that ran those.
+// it was run by the user (the API token) that ran those. A one-host
+// backend's (QEMU's) list is this host's alone, and is read for the boxes
+// this host owns only (elsewhere).
 func (s *Sweeps) ScanOutside(ctx context.Context) (OutsideReport, error) {
+	return s.scanOutside(ctx, false)
+}
+
+// ScanOutsideHere is the scan of this host's one-host backends alone: only
+// this host reads them, so each host runs it on its own queue, as the
+// reconcile's ReconcileHere.
+func (s *Sweeps) ScanOutsideHere(ctx context.Context) (OutsideReport, error) {
+	return s.scanOutside(ctx, true)
+}
+
+func (s *Sweeps) scanOutside(ctx context.Context, oneHostOnly bool) (OutsideReport, error) {
 	var rep OutsideReport
 	now := s.now()
 	for _, id := range s.order {
 		be := s.backends[id]
+		if oneHostOnly && !be.OneHost() {
+			continue
+		}
 		lister, ok := be.Snap.(providers.TaskLister)
 		if !ok {
 			continue
@@ -72,16 +88,35 @@ func (s *Sweeps) ScanOutside(ctx context.Context) (OutsideReport, error) {
 	return rep, nil
 }
 
-func (s *Sweeps) scanBackend(ctx context.Context, be snapshots.Backend, tasks []providers.Task, rep *OutsideReport) error {
+// scannedBoxes are be's boxes this scan judges, by host and guest, and
+// their IDs. A one-host backend's list (QEMU's libvirtd) is this host's
+// alone: it says nothing of another host's boxes, which that host's scan
+// reads, as the reconcile judges them.
+func (s *Sweeps) scannedBoxes(ctx context.Context, be snapshots.Backend) (map[string]*snapshots.Box, []string, error) {
 	boxes, err := snapshots.BoxRows(s.st.SweepBoxesOfBackend(ctx, s.st.Pool, be.ID))
 	if err != nil {
-		return err
+		return nil, nil, err
+	}
+	o, err := s.ownersOf(ctx, be)
+	if err != nil {
+		return nil, nil, err
 	}
 	byGuest := map[string]*snapshots.Box{}
 	ids := make([]string, 0, len(boxes))
 	for _, b := range boxes {
+		if s.elsewhere(be, b.Host, b.ID, o) {
+			continue
+		}
 		byGuest[b.Host+"/"+b.GuestRef] = b
 		ids = append(ids, b.ID)
+	}
+	return byGuest, ids, nil
+}
+
+func (s *Sweeps) scanBackend(ctx context.Context, be snapshots.Backend, tasks []providers.Task, rep *OutsideReport) error {
+	byGuest, ids, err := s.scannedBoxes(ctx, be)
+	if err != nil {
+		return err
 	}
 	var earliest time.Time
 	for _, t := range tasks {
