@@ -27,11 +27,12 @@ type OutsideReport struct {
 	Unreachable    []string
 }
 
-// Task types that restore, and that change a guest's snapshots, on Proxmox
-// (the task types its API names in a task's UPID).
+// Task types that restore, and that change a guest's snapshots: on Proxmox
+// the task types its API names in a task's UPID; on QEMU those its backend
+// names for the reverts and takes it found made with libvirt.
 var (
-	rollbackTasks = []string{"vzrollback", "qmrollback"}
-	changeTasks   = []string{"vzsnapshot", "qmsnapshot", "vzdelsnapshot", "qmdelsnapshot"}
+	rollbackTasks = []string{"vzrollback", "qmrollback", providers.TaskVirshRevert}
+	changeTasks   = []string{"vzsnapshot", "qmsnapshot", "vzdelsnapshot", "qmdelsnapshot", providers.TaskVirshSnapshot}
 )
 
 // ScanOutside reads each backend's task lists for restores made outside
@@ -173,8 +174,20 @@ func (s *Sweeps) scanBackend(ctx context.Context, be snapshots.Backend, tasks []
 		if slices.Contains(logged, kind) {
 			continue
 		}
-		words := outsideWords(kind, t, tz)
+		target := ""
+		if t.Target != "" {
+			if sn, err := s.k.SnapshotByRef(ctx, be.ID, t.Target); err == nil && sn.BoxID == b.ID {
+				target = snapshots.NamedID(sn.Name, sn.ID)
+			}
+		}
+		words := outsideWords(kind, t, target, tz)
 		data := map[string]any{"task": t.Ref.ID, "host": t.Ref.Host, "type": t.Type, "user": t.User, "status": t.Status, "start": t.Start}
+		if t.Target != "" {
+			data["target"] = t.Target
+		}
+		if t.FirstSeen {
+			data["firstSeen"] = true
+		}
 		s.k.Log(ctx, s.st.Pool, b.ID, kind, snapshots.System(byTaskList), words, "", "", data)
 		switch kind {
 		case snapshots.EvRestoredOutside:
