@@ -506,6 +506,7 @@ type TaskOutcome struct {
 const (
 	TaskVirshRevert   = "virsh revert"
 	TaskVirshSnapshot = "virsh snapshot"
+	TaskVirshDelete   = "virsh delete"
 )
 
 // Task is one entry of a backend's task list.

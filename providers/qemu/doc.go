@@ -71,7 +71,7 @@
 // mark of boxsnap's in the domain's metadata, which a revert replaces with
 // the one the snapshot saved, its time when a scan first saw it; and a
 // snapshot taken without boxsnap's label (virsh snapshot-create-as), at its
-// own creation time. A snapshot deleted with libvirt is the reconcile's.
+// own creation time; and a snapshot deleted with libvirt, when first seen.
 // outside.go says what the scan cannot see.
 //
 // Package qemutest starts a private libvirtd for tests and builds their

@@ -3,6 +3,7 @@ package qemu
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/digitalocean/go-libvirt"
@@ -11,21 +12,22 @@ import (
 )
 
 // The scan for restores made outside boxsnap (providers.TaskLister): the
-// reverts the marks of outsidemark.go show, and the snapshots taken
-// outside boxsnap.
+// reverts the marks of outsidemark.go show, the snapshots taken outside
+// boxsnap, and those deleted outside it.
 
 // Task types a QEMU box's outside changes are listed under: what a person
 // would have run.
 const (
 	TaskRevert   = providers.TaskVirshRevert
 	TaskSnapshot = providers.TaskVirshSnapshot
+	TaskDelete   = providers.TaskVirshDelete
 )
 
 var _ providers.TaskLister = (*Backend)(nil)
 
 // RecentTasks lists, for each domain of this install on this host's
-// libvirtd, the reverts made outside boxsnap a scan found since, and the
-// snapshots taken outside boxsnap since (outsidemark.go says what it can
+// libvirtd, the reverts and snapshot deletes made outside boxsnap a scan
+// found since, and the snapshots taken outside boxsnap since (outsidemark.go says what it can
 // and cannot see). A revert is listed ended OK,
 // at the time a scan first saw it; it is never a running or a failed one,
 // as libvirt's revert is one call that either happened or did not.
@@ -90,6 +92,17 @@ func (b outside) domainTasks(l *libvirt.Libvirt, d libvirt.Domain, since time.Ti
 	if err != nil {
 		return nil, err
 	}
+	// A snapshot the record names that is gone, which boxsnap did not
+	// delete (its delete drops it from the record: forget).
+	if known {
+		for _, n := range r.Snapshots {
+			if !slices.Contains(names, n) {
+				if err := r.found("delete", d.Name, n, true); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
 	found, err := b.notice(l, d, &r, known)
 	if err != nil {
 		return nil, err
@@ -108,8 +121,11 @@ func (b outside) domainTasks(l *libvirt.Libvirt, d libvirt.Domain, since time.Ti
 		if f.Seen.Before(since) {
 			continue
 		}
-		seen := f.Seen
-		out = append(out, providers.Task{Ref: providers.TaskRef{ID: f.ID}, Type: TaskRevert, Guest: d.Name, Target: f.Snapshot,
+		seen, typ := f.Seen, TaskRevert
+		if f.Deleted {
+			typ = TaskDelete
+		}
+		out = append(out, providers.Task{Ref: providers.TaskRef{ID: f.ID}, Type: typ, Guest: d.Name, Target: f.Snapshot,
 			Start: seen, End: &seen, Status: "OK", FirstSeen: true})
 	}
 	return out, nil

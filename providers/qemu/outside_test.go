@@ -20,8 +20,9 @@ import (
 // once however many scans follow; a second revert to the same snapshot is
 // logged again; a revert of the stopped guest (which leaves libvirt no
 // "from snapshot" state reason) is logged too; a snapshot taken with
-// libvirt is logged as its snapshots changed outside boxsnap, once.
-// boxsnap's own takes and restore are never logged as outside, and a take
+// libvirt is logged as its snapshots changed outside boxsnap, once, and so
+// is its delete with libvirt.
+// boxsnap's own takes, restore and delete are never logged as outside, and a take
 // between a revert and the scan hides nothing.
 func TestOutsideRevertOnQEMU(t *testing.T) {
 	t.Parallel()
@@ -150,4 +151,26 @@ func TestOutsideRevertOnQEMU(t *testing.T) {
 	scan()
 	scan()
 	want("after a snapshot taken outside boxsnap", 3, 1)
+
+	// boxsnap's own delete is not logged as outside; a delete with libvirt
+	// is, once.
+	dop, err := env.Keeps.Delete(ctx, snapshots.Owner(), snapshots.DeleteRequest{Box: box.Name, Snapshot: older.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := env.Wait(t, dop); got.State != snapshots.OpDone {
+		t.Fatalf("the delete ended %s: %s", got.State, coretest.Deref(got.Error))
+	}
+	scan()
+	want("after boxsnap's own delete", 3, 1)
+	s, err := l.DomainSnapshotLookupByName(d, "by-hand", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.DomainSnapshotDelete(s, 0); err != nil {
+		t.Fatal(err)
+	}
+	scan()
+	scan()
+	want("after a snapshot deleted outside boxsnap", 3, 2)
 }

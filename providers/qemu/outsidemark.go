@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/digitalocean/go-libvirt"
@@ -42,8 +43,13 @@ import (
 // scan only writes its mark.
 //
 // A snapshot taken outside boxsnap is one without boxsnap's label, listed
-// as a task ("virsh snapshot") at its own creation time. A snapshot deleted
-// outside boxsnap is left to the reconcile, which marks its record lost.
+// as a task ("virsh snapshot") at its own creation time. A snapshot the
+// record names (the domain's snapshots when its mark was last written by a
+// scan) that is gone, and that boxsnap's own delete did not drop from the
+// record (forget), was deleted outside boxsnap: a "virsh delete" task, at
+// the time a scan first saw it. One taken and deleted between two scans
+// is not seen; a scan that reads the list while boxsnap's delete runs in
+// another process may find that delete as made outside.
 
 // outsideNS is the namespace of the mark in a domain's metadata.
 const outsideNS = "https://boxsnap.dev/libvirt/qemu/seen/1"
@@ -59,15 +65,29 @@ type outsideRecord struct {
 	Snapshots []string `json:"snapshots,omitempty"`
 	// Ours names the snapshot boxsnap's own revert goes to, while it runs.
 	Ours string `json:"ours,omitempty"`
-	// Reverts are the reverts made outside boxsnap found lately.
+	// Reverts are the reverts, and the deletes, made outside boxsnap found
+	// lately.
 	Reverts []foundRevert `json:"reverts,omitempty"`
 }
 
-// foundRevert is a revert made outside boxsnap, as a scan found it.
+// foundRevert is a revert made outside boxsnap, or with Deleted a
+// snapshot deleted outside boxsnap, as a scan found it.
 type foundRevert struct {
 	ID       string    `json:"id"`
 	Snapshot string    `json:"snapshot"`
 	Seen     time.Time `json:"seen"`
+	Deleted  bool      `json:"deleted,omitempty"`
+}
+
+// found adds a change found now to r, named by a random word.
+func (r *outsideRecord) found(what, domain, snapshot string, deleted bool) error {
+	var w [9]byte
+	if _, err := rand.Read(w[:]); err != nil {
+		return err
+	}
+	r.Reverts = append(r.Reverts, foundRevert{ID: what + " of " + domain + " " + hex.EncodeToString(w[:]), Snapshot: snapshot,
+		Seen: time.Now().UTC(), Deleted: deleted})
+	return nil
 }
 
 // seenElement is the mark as libvirt answers it.
@@ -139,6 +159,13 @@ func (b outside) newMark(l *libvirt.Libvirt, d libvirt.Domain, r outsideRecord) 
 	}
 	mark := hex.EncodeToString(w[:])
 	r.Mark, r.Ours = mark, ""
+	kept := r.Reverts[:0]
+	for _, f := range r.Reverts {
+		if time.Since(f.Seen) < outsideKeep {
+			kept = append(kept, f)
+		}
+	}
+	r.Reverts = kept
 	if err := b.writeRecord(d.Name, r); err != nil {
 		return "", err
 	}
@@ -174,19 +201,10 @@ func (b outside) notice(l *libvirt.Libvirt, d libvirt.Domain, r *outsideRecord, 
 	} else if err != nil {
 		return false, fmt.Errorf("the current snapshot of %s: %w", d.Name, err)
 	}
-	kept := r.Reverts[:0]
-	for _, f := range r.Reverts {
-		if time.Since(f.Seen) < outsideKeep {
-			kept = append(kept, f)
-		}
-	}
-	r.Reverts = kept
 	if r.Ours == "" || r.Ours != target {
-		var w [9]byte
-		if _, err := rand.Read(w[:]); err != nil {
+		if err := r.found("revert", d.Name, target, false); err != nil {
 			return false, err
 		}
-		r.Reverts = append(r.Reverts, foundRevert{ID: "revert of " + d.Name + " " + hex.EncodeToString(w[:]), Snapshot: target, Seen: time.Now().UTC()})
 	}
 	r.Mark, r.Ours = mark, ""
 	return true, nil
@@ -209,6 +227,21 @@ func (b outside) beforeOwn(l *libvirt.Libvirt, d libvirt.Domain, ours string) er
 	}
 	r.Ours = ours
 	return b.writeRecord(d.Name, r)
+}
+
+// forget drops a snapshot boxsnap deleted from the names the record keeps,
+// so a scan does not find it deleted outside boxsnap.
+func (b outside) forget(domain, snapshot string) error {
+	r, known, err := b.readRecord(domain)
+	if err != nil || !known {
+		return err
+	}
+	i := slices.Index(r.Snapshots, snapshot)
+	if i < 0 {
+		return nil
+	}
+	r.Snapshots = slices.Delete(r.Snapshots, i, i+1)
+	return b.writeRecord(domain, r)
 }
 
 // markAfterOwn writes a fresh mark after boxsnap's own take or revert, so

@@ -148,6 +148,9 @@ func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef,
 	if err := l.DomainSnapshotDelete(s, 0); err != nil && !isNoSnapshot(err) {
 		return fmt.Errorf("delete snapshot %s of %s: %w", ref.Ref, ref.Guest.Ref, err)
 	}
+	if err := b.forget(ref.Guest.Ref, ref.Ref); err != nil {
+		b.log.WarnContext(ctx, "this delete may be logged as made outside boxsnap", "guest", ref.Guest.Ref, "snapshot", ref.Ref, "err", err)
+	}
 	return nil
 }
 

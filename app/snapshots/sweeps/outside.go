@@ -29,10 +29,10 @@ type OutsideReport struct {
 
 // Task types that restore, and that change a guest's snapshots: on Proxmox
 // the task types its API names in a task's UPID; on QEMU those its backend
-// names for the reverts and takes it found made with libvirt.
+// names for the reverts, takes and deletes it found made with libvirt.
 var (
 	rollbackTasks = []string{"vzrollback", "qmrollback", providers.TaskVirshRevert}
-	changeTasks   = []string{"vzsnapshot", "qmsnapshot", "vzdelsnapshot", "qmdelsnapshot", providers.TaskVirshSnapshot}
+	changeTasks   = []string{"vzsnapshot", "qmsnapshot", "vzdelsnapshot", "qmdelsnapshot", providers.TaskVirshSnapshot, providers.TaskVirshDelete}
 )
 
 // ScanOutside reads each backend's task lists for restores made outside
