@@ -88,34 +88,17 @@ func (b outside) domainTasks(l *libvirt.Libvirt, d libvirt.Domain, since time.Ti
 		out = append(out, providers.Task{Ref: providers.TaskRef{ID: "snapshot " + s.Name + " of " + d.Name + " at " + at.Format(time.RFC3339)},
 			Type: TaskSnapshot, Guest: d.Name, Target: s.Name, Start: at, End: &at, Status: "OK"})
 	}
-	r, known, err := b.readRecord(d.Name)
+	var r outsideRecord
+	err = b.locked(func() error {
+		rec, known, err := b.readRecord(d.Name)
+		if err != nil {
+			return err
+		}
+		r = rec
+		return b.scanMarks(l, d, &r, known, names)
+	})
 	if err != nil {
 		return nil, err
-	}
-	// A snapshot the record names that is gone, which boxsnap did not
-	// delete (its delete drops it from the record: forget).
-	if known {
-		for _, n := range r.Snapshots {
-			if !slices.Contains(names, n) {
-				if err := r.found("delete", d.Name, n, true); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
-	found, err := b.notice(l, d, &r, known)
-	if err != nil {
-		return nil, err
-	}
-	// A first scan writes the domain's first mark; a revert found gets a
-	// fresh one, so a second revert to the same snapshot is seen; and a
-	// snapshot taken since holds the mark on the domain now, so a fresh
-	// one tells a revert to it apart.
-	if !known || found || !sameNames(names, r.Snapshots) {
-		r.Snapshots = names
-		if _, err := b.newMark(l, d, r); err != nil {
-			return nil, err
-		}
 	}
 	for _, f := range r.Reverts {
 		if f.Seen.Before(since) {
@@ -129,6 +112,39 @@ func (b outside) domainTasks(l *libvirt.Libvirt, d libvirt.Domain, since time.Ti
 			Start: seen, End: &seen, Status: "OK", FirstSeen: true})
 	}
 	return out, nil
+}
+
+// scanMarks finds in r, under the lock, the snapshots deleted outside
+// boxsnap since the record's names were written and a revert made since
+// its mark, and writes a fresh mark where either, or a first scan, or a
+// snapshot taken since, asks for one.
+func (b outside) scanMarks(l *libvirt.Libvirt, d libvirt.Domain, r *outsideRecord, known bool, names []string) error {
+	// A snapshot the record names that is gone, which boxsnap did not
+	// delete (its delete drops it from the record: forget).
+	if known {
+		for _, n := range r.Snapshots {
+			if !slices.Contains(names, n) {
+				if err := r.found("delete", d.Name, n, true); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	found, err := b.notice(l, d, r, known)
+	if err != nil {
+		return err
+	}
+	// A first scan writes the domain's first mark; a revert found gets a
+	// fresh one, so a second revert to the same snapshot is seen; and a
+	// snapshot taken since holds the mark on the domain now, so a fresh
+	// one tells a revert to it apart.
+	if !known || found || !sameNames(names, r.Snapshots) {
+		r.Snapshots = names
+		if _, err := b.newMark(l, d, *r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func sameNames(a, b []string) bool {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/digitalocean/go-libvirt"
@@ -96,6 +97,21 @@ type seenElement struct {
 	Mark    string   `xml:"mark,attr"`
 }
 
+// locked runs f holding this host's lock on the domains' records, so a
+// scan and a take or a revert, in this process or another on the same data
+// folder, never both find one revert, nor write over each other's record.
+func (b outside) locked(f func() error) error {
+	lf, err := os.OpenFile(filepath.Join(b.cfg.Dir, ".outside.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return fmt.Errorf("lock what boxsnap saw of its domains: %w", err)
+	}
+	defer lf.Close()
+	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("lock what boxsnap saw of its domains: %w", err)
+	}
+	return f()
+}
+
 func (b outside) recordPath(domain string) string {
 	return filepath.Join(b.cfg.Dir, domain+".outside.json")
 }
@@ -158,7 +174,7 @@ func (b outside) newMark(l *libvirt.Libvirt, d libvirt.Domain, r outsideRecord) 
 		return "", err
 	}
 	mark := hex.EncodeToString(w[:])
-	r.Mark, r.Ours = mark, ""
+	r.Mark = mark
 	kept := r.Reverts[:0]
 	for _, f := range r.Reverts {
 		if time.Since(f.Seen) < outsideKeep {
@@ -217,40 +233,48 @@ func (b outside) notice(l *libvirt.Libvirt, d libvirt.Domain, r *outsideRecord, 
 // a scan that finds the domain reverted before its fresh mark is written
 // knows the revert was boxsnap's.
 func (b outside) beforeOwn(l *libvirt.Libvirt, d libvirt.Domain, ours string) error {
-	r, known, err := b.readRecord(d.Name)
-	if err != nil {
-		return err
-	}
-	found, err := b.notice(l, d, &r, known)
-	if err != nil || !found && ours == "" {
-		return err
-	}
-	r.Ours = ours
-	return b.writeRecord(d.Name, r)
+	return b.locked(func() error {
+		r, known, err := b.readRecord(d.Name)
+		if err != nil {
+			return err
+		}
+		found, err := b.notice(l, d, &r, known)
+		if err != nil || !found && ours == "" {
+			return err
+		}
+		r.Ours = ours
+		return b.writeRecord(d.Name, r)
+	})
 }
 
 // forget drops a snapshot boxsnap deleted from the names the record keeps,
 // so a scan does not find it deleted outside boxsnap.
 func (b outside) forget(domain, snapshot string) error {
-	r, known, err := b.readRecord(domain)
-	if err != nil || !known {
-		return err
-	}
-	i := slices.Index(r.Snapshots, snapshot)
-	if i < 0 {
-		return nil
-	}
-	r.Snapshots = slices.Delete(r.Snapshots, i, i+1)
-	return b.writeRecord(domain, r)
+	return b.locked(func() error {
+		r, known, err := b.readRecord(domain)
+		if err != nil || !known {
+			return err
+		}
+		i := slices.Index(r.Snapshots, snapshot)
+		if i < 0 {
+			return nil
+		}
+		r.Snapshots = slices.Delete(r.Snapshots, i, i+1)
+		return b.writeRecord(domain, r)
+	})
 }
 
 // markAfterOwn writes a fresh mark after boxsnap's own take or revert, so
-// that a later revert to any snapshot taken before it is seen.
+// that a later revert to any snapshot taken before it is seen; boxsnap's
+// revert has ended.
 func (b outside) markAfterOwn(l *libvirt.Libvirt, d libvirt.Domain) error {
-	r, _, err := b.readRecord(d.Name)
-	if err != nil {
+	return b.locked(func() error {
+		r, _, err := b.readRecord(d.Name)
+		if err != nil {
+			return err
+		}
+		r.Ours = ""
+		_, err = b.newMark(l, d, r)
 		return err
-	}
-	_, err = b.newMark(l, d, r)
-	return err
+	})
 }
