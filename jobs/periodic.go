@@ -122,8 +122,14 @@ func sweepTable(d Deps) []sweep {
 		sweep{name: reconcileHere, onHost: true, run: func(ctx context.Context, d Deps) error {
 			return logReconcile(d, reconcileHere)(d.Sweeps.ReconcileHere(ctx))
 		}},
-		sweep{name: "outside-restores", every: every.Outside, run: func(ctx context.Context, d Deps) error {
+		// Likewise the outside-restore scan: a one-host backend's list
+		// (QEMU's libvirtd) only its own host reads.
+		sweep{name: "outside-restores", every: every.Outside, fanTo: outsideHere, run: func(ctx context.Context, d Deps) error {
 			_, err := d.Sweeps.ScanOutside(ctx)
+			return err
+		}},
+		sweep{name: outsideHere, onHost: true, run: func(ctx context.Context, d Deps) error {
+			_, err := d.Sweeps.ScanOutsideHere(ctx)
 			return err
 		}},
 		// Likewise the room sweep: a one-host backend's storage is on its
@@ -168,6 +174,9 @@ func sweepTable(d Deps) []sweep {
 
 // reconcileHere names a host's reconcile of its one-host backends.
 const reconcileHere = "reconcile-here"
+
+// outsideHere names a host's outside-restore scan of its one-host backends.
+const outsideHere = "outside-here"
 
 // roomHere names a host's room sweep of its one-host backends' storage.
 const roomHere = "room-here"

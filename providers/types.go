@@ -501,13 +501,27 @@ type TaskOutcome struct {
 	ExitStatus string // the backend's words, "OK" or the error
 }
 
+// Task types of a backend that keeps no task history of its own (QEMU's
+// libvirt), named for what a person at the host would have run.
+const (
+	TaskVirshRevert   = "virsh revert"
+	TaskVirshSnapshot = "virsh snapshot"
+	TaskVirshDelete   = "virsh delete"
+)
+
 // Task is one entry of a backend's task list.
 type Task struct {
 	Ref    TaskRef
-	Type   string // "vzrollback", "qmrollback", "vzsnapshot", ...
+	Type   string // "vzrollback", "qmrollback", "vzsnapshot", ..., "virsh revert"
 	Guest  string // the guest's reference (a VMID)
 	User   string
 	Start  time.Time
 	End    *time.Time
 	Status string // "OK", an error, or "" while it runs
+	// Target names the snapshot a revert went to, or the snapshot taken,
+	// where the backend knows it.
+	Target string
+	// FirstSeen says Start is when boxsnap first saw the task, not when it
+	// started: a backend that keeps no task history (QEMU's libvirt).
+	FirstSeen bool
 }

@@ -90,6 +90,7 @@ type Backend struct {
 	files      // the Browser's methods and the raw copies it reads (look.go)
 	archives   // exports and imports (exports.go, imports.go)
 	heldCopies // kept snapshots' held copies (heldcopy.go)
+	outside    // the scan for reverts and takes made outside boxsnap (outside.go, outsidemark.go)
 }
 
 var (
@@ -129,6 +130,7 @@ func New(cfg Config) (*Backend, error) {
 	b.files.b = b
 	b.archives.Backend = b
 	b.heldCopies.Backend = b
+	b.outside.Backend = b
 	return b, nil
 }
 
@@ -237,6 +239,11 @@ type archives struct{ *Backend }
 // heldCopies makes, lists and removes kept snapshots' held copies
 // (heldcopy.go); the Backend embeds it.
 type heldCopies struct{ *Backend }
+
+// outside keeps the marks by which a revert made outside boxsnap is seen
+// (outsidemark.go) and answers the scan for it (outside.go,
+// providers.TaskLister); the Backend embeds it.
+type outside struct{ *Backend }
 
 func (b *Backend) guest(name string) providers.Guest {
 	return providers.Guest{Backend: b.cfg.ID, Kind: KindLinux, Ref: name, Generation: 1}

@@ -99,7 +99,7 @@ func (b *Backend) removeFiles(g providers.Guest) error {
 			}
 		}
 	}
-	for _, p := range []string{b.diskPath(g.Ref), b.accessPath(g.Ref), b.ConsoleLog(g), b.SerialSocket(g)} {
+	for _, p := range []string{b.diskPath(g.Ref), b.accessPath(g.Ref), b.ConsoleLog(g), b.SerialSocket(g), b.recordPath(g.Ref)} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}

@@ -6,7 +6,8 @@
 // kernel, an initramfs, a command line and a base qcow2, the box's own disk
 // a qcow2 over that base (its backing file), in the backend's folder. The
 // domain's metadata holds boxsnap's IDs only, and the identity reset's
-// version its template carries. Each box has its own MAC address; the
+// version its template carries, and, in an element of its own, the mark by
+// which the scan for changes made outside boxsnap sees a revert (below). Each box has its own MAC address; the
 // guest's identity reset (its init runs it before its network) makes a new
 // machine ID, SSH host keys and host ID whenever its MAC addresses differ
 // from its marker, so a fork's first boot makes its own.
@@ -63,6 +64,15 @@
 // the backend's imports folder, labelled with the box it was imported into,
 // which a fork, a look or another export reads as it reads a snapshot
 // inside a box's disk.
+//
+// libvirt keeps no task history, so the scan for restores made outside
+// boxsnap (providers.TaskLister, outside.go) reads what it can on this
+// host's libvirtd: a revert made with libvirt (virsh snapshot-revert), by a
+// mark of boxsnap's in the domain's metadata, which a revert replaces with
+// the one the snapshot saved, its time when a scan first saw it; and a
+// snapshot taken without boxsnap's label (virsh snapshot-create-as), at its
+// own creation time; and a snapshot deleted with libvirt, when first seen.
+// outside.go says what the scan cannot see.
 //
 // Package qemutest starts a private libvirtd for tests and builds their
 // guest from Debian's packages.

@@ -104,6 +104,19 @@ func (b *Backend) revert(l *libvirt.Libvirt, d libvirt.Domain, g providers.Guest
 	if err != nil {
 		return "", false, err
 	}
+	// The scan for reverts made outside boxsnap knows this one is boxsnap's
+	// (outside.go).
+	if err := b.beforeOwn(l, d, ref.Ref); err != nil {
+		b.log.Warn("this revert may be logged as made outside boxsnap", "guest", g.Ref, "err", err)
+	}
+	defer func() {
+		if err == nil {
+			if merr := b.markAfterOwn(l, d); merr != nil {
+				b.log.Warn("a later revert made outside boxsnap may go unseen", "guest", g.Ref, "err", merr)
+			}
+			calls.mark("mark")
+		}
+	}()
 	if x.holds() == providers.HoldsDiskAndMemory {
 		err := l.DomainRevertToSnapshot(s, uint32(libvirt.DomainSnapshotRevertRunning))
 		calls.mark("revert")

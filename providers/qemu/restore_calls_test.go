@@ -23,7 +23,7 @@ import (
 var procNames = map[uint32]string{
 	4: "ConnectGetVersion", 9: "DomainCreate", 12: "DomainDestroy", 14: "DomainGetXMLDesc", 23: "DomainLookupByName",
 	186: "DomainSnapshotGetXMLDesc", 189: "DomainSnapshotLookupByName", 192: "DomainRevertToSnapshot",
-	194: "DomainGetBlockInfo", 212: "DomainGetState", 265: "DomainGetMetadata",
+	194: "DomainGetBlockInfo", 212: "DomainGetState", 264: "DomainSetMetadata", 265: "DomainGetMetadata",
 }
 
 // remoteProgram is libvirt's remote program, whose calls carry the
@@ -111,8 +111,11 @@ func (w *callWire) take() []string {
 // TestQEMURestoreStepsMakeOnlyTheirCalls: each step of a disk restore asks
 // libvirtd only what it needs, as virsh by hand does (a destroy, a revert,
 // a start): the stop is one lookup and one destroy, the start one lookup
-// and one create, the revert reads the snapshot's XML (memory or not), and
-// the size read back reads the domain's XML once. A stop of a stopped guest
+// and one create, the revert reads the snapshot's XML (memory or not) and
+// boxsnap's mark before it and writes a fresh one after it (the scan for
+// reverts made outside boxsnap, outsidemark.go: the state says whether
+// the running domain's definition gets it too), and the size read back
+// reads the domain's XML once. A stop of a stopped guest
 // and a start of a running one are left as they are, and say so. Counted
 // on the wire between the backend and a real libvirtd.
 func TestQEMURestoreStepsMakeOnlyTheirCalls(t *testing.T) {
@@ -144,7 +147,8 @@ func TestQEMURestoreStepsMakeOnlyTheirCalls(t *testing.T) {
 		want []string
 	}{
 		{providers.StepStop, []string{"DomainLookupByName", "DomainDestroy"}},
-		{providers.StepRollback, []string{"DomainLookupByName", "DomainSnapshotLookupByName", "DomainSnapshotGetXMLDesc", "DomainRevertToSnapshot"}},
+		{providers.StepRollback, []string{"DomainLookupByName", "DomainSnapshotLookupByName", "DomainSnapshotGetXMLDesc",
+			"DomainGetMetadata", "DomainRevertToSnapshot", "DomainGetState", "DomainSetMetadata"}},
 		{providers.StepStart, []string{"DomainLookupByName", "DomainCreate"}},
 		{providers.StepReadSize, []string{"DomainLookupByName", "DomainGetXMLDesc"}},
 	} {

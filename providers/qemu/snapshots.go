@@ -62,6 +62,9 @@ func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take provider
 	if err != nil {
 		return providers.SnapshotTaken{}, err
 	}
+	if err := b.beforeOwn(l, d, ""); err != nil {
+		b.log.WarnContext(ctx, "a revert made outside boxsnap before this take may go unseen", "guest", g.Ref, "err", err)
+	}
 	b.at("take:prepared")
 	start := time.Now()
 	s, err := l.DomainSnapshotCreateXML(d, def, 0)
@@ -69,6 +72,9 @@ func (b *Backend) Snapshot(ctx context.Context, g providers.Guest, take provider
 		return providers.SnapshotTaken{}, fmt.Errorf("snapshot %s of %s: %w", take.Label.Snapshot, g.Ref, err)
 	}
 	b.at("take:taken")
+	if err := b.markAfterOwn(l, d); err != nil {
+		b.log.WarnContext(ctx, "a revert to this snapshot made outside boxsnap may go unseen", "guest", g.Ref, "snapshot", take.Label.Snapshot, "err", err)
+	}
 	t, err := b.taken(l, s)
 	if err != nil {
 		return t, err
@@ -141,6 +147,9 @@ func (b *Backend) DeleteSnapshot(ctx context.Context, ref providers.SnapshotRef,
 	b.at("delete:prepared")
 	if err := l.DomainSnapshotDelete(s, 0); err != nil && !isNoSnapshot(err) {
 		return fmt.Errorf("delete snapshot %s of %s: %w", ref.Ref, ref.Guest.Ref, err)
+	}
+	if err := b.forget(ref.Guest.Ref, ref.Ref); err != nil {
+		b.log.WarnContext(ctx, "this delete may be logged as made outside boxsnap", "guest", ref.Guest.Ref, "snapshot", ref.Ref, "err", err)
 	}
 	return nil
 }

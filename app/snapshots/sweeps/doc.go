@@ -3,7 +3,8 @@
 // reconcile of every backend's listing with the records (Reconcile, and the
 // check that each ready box's guest is still there), the scan of the task
 // lists for restores made outside boxsnap (ScanOutside, which sets such a
-// box straight), the room sweep (RoomSweep), the keeps' expiry
+// box straight, and ScanOutsideHere, a host's scan of its one-host
+// backends, as ReconcileHere), the room sweep (RoomSweep), the keeps' expiry
 // (ExpireKeeps), automatic history's check (CheckAutomatic) and thinning
 // (ThinHistory, with the pure rule Thin), the trash's emptying
 // (EmptyDueTrash) and housekeeping (Housekeep).

@@ -27,11 +27,12 @@ type OutsideReport struct {
 	Unreachable    []string
 }
 
-// Task types that restore, and that change a guest's snapshots, on Proxmox
-// (the task types its API names in a task's UPID).
+// Task types that restore, and that change a guest's snapshots: on Proxmox
+// the task types its API names in a task's UPID; on QEMU those its backend
+// names for the reverts, takes and deletes it found made with libvirt.
 var (
-	rollbackTasks = []string{"vzrollback", "qmrollback"}
-	changeTasks   = []string{"vzsnapshot", "qmsnapshot", "vzdelsnapshot", "qmdelsnapshot"}
+	rollbackTasks = []string{"vzrollback", "qmrollback", providers.TaskVirshRevert}
+	changeTasks   = []string{"vzsnapshot", "qmsnapshot", "vzdelsnapshot", "qmdelsnapshot", providers.TaskVirshSnapshot, providers.TaskVirshDelete}
 )
 
 // ScanOutside reads each backend's task lists for restores made outside
@@ -42,12 +43,28 @@ var (
 // start is logged as "its snapshots changed outside boxsnap", with no
 // repair and no claim of a restore. Each task is logged once per status.
 // A task is boxsnap's when its reference is on one of its operations, or
-// it was run by the user (the API token) that ran those.
+// it was run by the user (the API token) that ran those. A one-host
+// backend's (QEMU's) list is this host's alone, and is read for the boxes
+// this host owns only (elsewhere).
 func (s *Sweeps) ScanOutside(ctx context.Context) (OutsideReport, error) {
+	return s.scanOutside(ctx, false)
+}
+
+// ScanOutsideHere is the scan of this host's one-host backends alone: only
+// this host reads them, so each host runs it on its own queue, as the
+// reconcile's ReconcileHere.
+func (s *Sweeps) ScanOutsideHere(ctx context.Context) (OutsideReport, error) {
+	return s.scanOutside(ctx, true)
+}
+
+func (s *Sweeps) scanOutside(ctx context.Context, oneHostOnly bool) (OutsideReport, error) {
 	var rep OutsideReport
 	now := s.now()
 	for _, id := range s.order {
 		be := s.backends[id]
+		if oneHostOnly && !be.OneHost() {
+			continue
+		}
 		lister, ok := be.Snap.(providers.TaskLister)
 		if !ok {
 			continue
@@ -72,16 +89,35 @@ func (s *Sweeps) ScanOutside(ctx context.Context) (OutsideReport, error) {
 	return rep, nil
 }
 
-func (s *Sweeps) scanBackend(ctx context.Context, be snapshots.Backend, tasks []providers.Task, rep *OutsideReport) error {
+// scannedBoxes are be's boxes this scan judges, by host and guest, and
+// their IDs. A one-host backend's list (QEMU's libvirtd) is this host's
+// alone: it says nothing of another host's boxes, which that host's scan
+// reads, as the reconcile judges them.
+func (s *Sweeps) scannedBoxes(ctx context.Context, be snapshots.Backend) (map[string]*snapshots.Box, []string, error) {
 	boxes, err := snapshots.BoxRows(s.st.SweepBoxesOfBackend(ctx, s.st.Pool, be.ID))
 	if err != nil {
-		return err
+		return nil, nil, err
+	}
+	o, err := s.ownersOf(ctx, be)
+	if err != nil {
+		return nil, nil, err
 	}
 	byGuest := map[string]*snapshots.Box{}
 	ids := make([]string, 0, len(boxes))
 	for _, b := range boxes {
+		if s.elsewhere(be, b.Host, b.ID, o) {
+			continue
+		}
 		byGuest[b.Host+"/"+b.GuestRef] = b
 		ids = append(ids, b.ID)
+	}
+	return byGuest, ids, nil
+}
+
+func (s *Sweeps) scanBackend(ctx context.Context, be snapshots.Backend, tasks []providers.Task, rep *OutsideReport) error {
+	byGuest, ids, err := s.scannedBoxes(ctx, be)
+	if err != nil {
+		return err
 	}
 	var earliest time.Time
 	for _, t := range tasks {
@@ -138,8 +174,20 @@ func (s *Sweeps) scanBackend(ctx context.Context, be snapshots.Backend, tasks []
 		if slices.Contains(logged, kind) {
 			continue
 		}
-		words := outsideWords(kind, t, tz)
+		target := ""
+		if t.Target != "" {
+			if sn, err := s.k.SnapshotByRef(ctx, be.ID, t.Target); err == nil && sn.BoxID == b.ID {
+				target = snapshots.NamedID(sn.Name, sn.ID)
+			}
+		}
+		words := outsideWords(kind, t, target, tz)
 		data := map[string]any{"task": t.Ref.ID, "host": t.Ref.Host, "type": t.Type, "user": t.User, "status": t.Status, "start": t.Start}
+		if t.Target != "" {
+			data["target"] = t.Target
+		}
+		if t.FirstSeen {
+			data["firstSeen"] = true
+		}
 		s.k.Log(ctx, s.st.Pool, b.ID, kind, snapshots.System(byTaskList), words, "", "", data)
 		switch kind {
 		case snapshots.EvRestoredOutside:

@@ -15,9 +15,17 @@ import (
 // kernel or another seam says too are in app/snapshots/words.go.
 
 // outsideWords says, for the box log, what a backend's task did to a box
-// outside boxsnap, which the scan of the task lists found.
-func outsideWords(kind string, t providers.Task, tz *time.Location) string {
+// outside boxsnap, which the scan of the task lists found. target names
+// the snapshot the task went to or took as boxsnap knows it ("" where
+// boxsnap has no record of it: the backend's name is said).
+func outsideWords(kind string, t providers.Task, target string, tz *time.Location) string {
 	at := t.Start.In(tz).Format("2 Jan 15:04:05")
+	if t.FirstSeen || t.Target != "" {
+		if target == "" && t.Target != "" {
+			target = "‘" + t.Target + "’"
+		}
+		return outsideUnrecordedWords(kind, t, target, at)
+	}
 	switch kind {
 	case snapshots.EvRestoredOutside:
 		return fmt.Sprintf("restored outside boxsnap: %s task %s by %s at %s ended %s", t.Type, t.Ref.ID, t.User, at, t.Status)
@@ -27,6 +35,29 @@ func outsideWords(kind string, t providers.Task, tz *time.Location) string {
 		return fmt.Sprintf("a restore outside boxsnap is running: %s task %s by %s since %s", t.Type, t.Ref.ID, t.User, at)
 	}
 	return fmt.Sprintf("its snapshots changed outside boxsnap: %s task %s by %s at %s", t.Type, t.Ref.ID, t.User, at)
+}
+
+// outsideUnrecordedWords says what a backend that keeps no task history
+// (QEMU's libvirt) found changed outside boxsnap: what was done, to which
+// snapshot, and when it was done or, where libvirt does not say, when
+// boxsnap first saw it.
+func outsideUnrecordedWords(kind string, t providers.Task, target, at string) string {
+	what := t.Type
+	switch {
+	case target == "":
+	case kind == snapshots.EvChangedOutside:
+		what += " " + target
+	default:
+		what += " to " + target
+	}
+	when := "at " + at
+	if t.FirstSeen {
+		when = "first seen at " + at + " (libvirt keeps no record of who did it or when)"
+	}
+	if kind == snapshots.EvRestoredOutside {
+		return fmt.Sprintf("restored outside boxsnap: %s on %s, %s", what, t.Guest, when)
+	}
+	return fmt.Sprintf("its snapshots changed outside boxsnap: %s on %s, %s", what, t.Guest, when)
 }
 
 // logSnapshotWhyWords: snapshot-lost and snapshot-unavailable, "its name,
