@@ -30,6 +30,7 @@ func coreOn(t *testing.T, b *qemu.Backend, dsn string) *coretest.Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(env.Stop)
+	roomy(t, env)
 	return env
 }
 

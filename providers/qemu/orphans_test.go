@@ -26,6 +26,7 @@ func newCoreOf(t *testing.T, b *qemu.Backend, install string) *coretest.Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(env.Stop)
+	roomy(t, env)
 	return env
 }
 
