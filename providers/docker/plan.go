@@ -125,16 +125,8 @@ func (b *Backend) room(ctx context.Context, vol string) (providers.Storage, int6
 		}
 	}
 	if b.local() {
-		var fs syscall.Statfs_t
-		if err := syscall.Statfs(info.Info.DockerRootDir, &fs); err == nil && fs.Blocks > 0 {
-			// As df counts it: the blocks kept for root are neither used
-			// nor room, so a file system that keeps many is not full.
-			taken := int64(fs.Blocks-fs.Bfree) * int64(fs.Bsize)
-			free := int64(fs.Bavail) * int64(fs.Bsize)
-			st.FreeBytes = free
-			if taken+free > 0 {
-				st.PercentFull = 100 * float64(taken) / float64(taken+free)
-			}
+		if r, err := providers.ReadRoom(info.Info.DockerRootDir); err == nil && r.Size() > 0 {
+			st.FreeBytes, st.PercentFull = r.Free, r.PercentFull()
 			return st, used, nil
 		}
 	}

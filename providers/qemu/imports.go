@@ -19,8 +19,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/boxsnap/boxsnap/providers"
 )
 
@@ -388,13 +386,11 @@ func (b *archives) writeImported(m importedMeta) error {
 // roomFor refuses a batch whose disks do not fit in the backend's folder,
 // or take it past roomPercent of its file system.
 func (b *archives) roomFor(bytes int64, roomPercent int) error {
-	var st unix.Statfs_t
-	if err := unix.Statfs(b.cfg.Dir, &st); err != nil {
-		return fmt.Errorf("the room in %s: %w", b.cfg.Dir, err)
+	r, err := providers.ReadRoom(b.cfg.Dir)
+	if err != nil {
+		return err
 	}
-	// The file system's size as df gives it: without the blocks kept for
-	// root, which boxsnap does not count on.
-	size, free := (int64(st.Blocks)-int64(st.Bfree)+int64(st.Bavail))*st.Bsize, int64(st.Bavail)*st.Bsize
+	size, free := r.Size(), r.Free
 	// Making an incremental disk whole writes it again.
 	need := 2 * bytes
 	if need > free {

@@ -2,10 +2,7 @@ package qemu
 
 import (
 	"errors"
-	"fmt"
 	"os"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/boxsnap/boxsnap/providers"
 )
@@ -20,22 +17,18 @@ func (b heldCopies) room() (providers.Storage, error) {
 	st := providers.Storage{Name: storageInternal, Type: "qcow2"}
 	found := false
 	for _, dir := range []string{b.cfg.Dir, b.importsDir()} {
-		var s unix.Statfs_t
-		if err := unix.Statfs(dir, &s); err != nil {
+		r, err := providers.ReadRoom(dir)
+		if err != nil {
 			if errors.Is(err, os.ErrNotExist) && dir != b.cfg.Dir {
 				continue // made by the first import or held copy
 			}
-			return st, fmt.Errorf("read the room of %s: %w", dir, err)
+			return st, err
 		}
-		free := int64(s.Bavail) * s.Bsize
-		if found && free >= st.FreeBytes {
+		if found && r.Free >= st.FreeBytes {
 			continue
 		}
 		found = true
-		st.FreeBytes = free
-		if total := float64(s.Blocks) * float64(s.Bsize); total > 0 {
-			st.PercentFull = 100 * (1 - float64(free)/total)
-		}
+		st.FreeBytes, st.PercentFull = r.Free, r.PercentFull()
 	}
 	return st, nil
 }

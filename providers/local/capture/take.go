@@ -596,11 +596,8 @@ func (b *Capturer) Storage() (providers.Storage, error) {
 	if err := unix.Statfs(b.Root, &s); err != nil {
 		return providers.Storage{}, fmt.Errorf("read the store's file system: %w", err)
 	}
-	out := providers.Storage{Name: b.Root, Type: fsType(int64(s.Type)), FreeBytes: int64(s.Bavail) * int64(s.Bsize)}
-	used := s.Blocks - s.Bfree
-	if used+s.Bavail > 0 {
-		out.PercentFull = float64(used) * 100 / float64(used+s.Bavail)
-	}
+	r := providers.RoomOfStatfs(&s)
+	out := providers.Storage{Name: b.Root, Type: fsType(int64(s.Type)), FreeBytes: r.Free, PercentFull: r.PercentFull()}
 	if s.Files > 0 {
 		pct := float64(s.Files-s.Ffree) * 100 / float64(s.Files)
 		out.MetadataPercentFull = &pct

@@ -257,10 +257,10 @@ func RoomOf(dir string) (BoxRoom, error) {
 	if err := unix.Statfs(dir, &s); err != nil {
 		return BoxRoom{}, err
 	}
-	bs := int64(s.Bsize)
+	fr := providers.RoomOfStatfs(&s)
 	r := BoxRoom{
-		Capacity: (int64(s.Blocks) - int64(s.Bfree) + int64(s.Bavail)) * bs,
-		Free:     int64(s.Bavail) * bs,
+		Capacity: fr.Size(),
+		Free:     fr.Free,
 		Files:    int64(s.Files),
 		noInodes: s.Files > 0 && s.Ffree == 0,
 	}
