@@ -66,9 +66,9 @@ func backends(cfg config.Config, install string, logger *slog.Logger, remote *sh
 	if be, err := qemuBackend(cfg, install, logger); err != nil {
 		return nil, err
 	} else if be != nil {
-		out = append(out, snapshots.Backend{ID: be.ID(), Kind: "qemu", Label: qemuLabel(be, logger), Snap: be, Boxes: be})
+		out = append(out, snapshots.Backend{ID: be.ID(), Kind: "qemu", Label: qemuLabel, Note: qemuNote(be, logger), Snap: be, Boxes: be})
 	} else if be := demoQEMU(cfg, install, logger); be != nil {
-		out = append(out, snapshots.Backend{ID: be.ID(), Kind: "qemu", Label: qemuLabel(be, logger), Snap: be, Boxes: be})
+		out = append(out, snapshots.Backend{ID: be.ID(), Kind: "qemu", Label: qemuLabel, Note: qemuNote(be, logger), Snap: be, Boxes: be})
 	}
 	return out, nil
 }

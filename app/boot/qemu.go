@@ -75,23 +75,26 @@ func demoQEMUAt(cfg config.Config, install, cache, socket string, logger *slog.L
 	return be
 }
 
-// qemuLabel names the QEMU backend in settings with which accelerator runs
-// its guests, why, and how to get KVM where it does not run; it logs the
-// same, so make run's log says it too.
-func qemuLabel(be *qemu.Backend, logger *slog.Logger) string {
+// qemuLabel names the QEMU backend.
+const qemuLabel = "QEMU on this host"
+
+// qemuNote says in settings which accelerator runs the QEMU backend's
+// guests, why, and how to get KVM where it does not run; it logs the same,
+// so make run's log says it too.
+func qemuNote(be *qemu.Backend, logger *slog.Logger) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	c := be.AccelChoice(ctx)
-	label := "QEMU on this host (" + c.Why + ")"
+	note := c.Why
 	if c.Fix != "" {
-		label += ". For KVM: " + c.Fix
+		note += ". For KVM: " + c.Fix
 	}
 	level := slog.LevelInfo
 	if !c.OK {
 		level = slog.LevelWarn
 	}
 	logger.Log(ctx, level, "qemu: "+c.Why, "backend", be.ID(), "accel", c.Accel, "setting", c.Asked, "fix", c.Fix)
-	return label
+	return note
 }
 
 // qemuResults runs the QEMU backend's own checks: libvirtd answers, and

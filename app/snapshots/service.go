@@ -32,9 +32,13 @@ type Inserter = operations.Inserter
 
 // Backend is one configured backend as the core uses it.
 type Backend struct {
-	ID        string
-	Kind      string
-	Label     string
+	ID    string
+	Kind  string
+	Label string
+	// Note is what Settings → Backends says under the label (QEMU's:
+	// which accelerator runs its guests, and how to get KVM); the label
+	// alone names the backend in refusals, dialogs and logs.
+	Note      string
 	Simulated bool
 	Snap      providers.Backend
 	Boxes     providers.Boxes

@@ -24,12 +24,12 @@ func TestSettingsQEMURow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newSite(t, coretest.Options{NoWorkers: true, Extra: []snapshots.Backend{{ID: "qemu", Kind: "qemu", Label: "QEMU on this host (TCG)", Snap: be, Boxes: be}}})
+	s := newSite(t, coretest.Options{NoWorkers: true, Extra: []snapshots.Backend{{ID: "qemu", Kind: "qemu", Label: "QEMU on this host", Note: "TCG: no vmx or svm", Snap: be, Boxes: be}}})
 	page = s.do(t, "GET", "/settings/snapshots/backends", nil, nil).Body.String()
 	if strings.Contains(page, "No QEMU backend") {
 		t.Fatal("with a QEMU backend the page still says how to add one")
 	}
-	if !strings.Contains(page, "<td>QEMU on this host (TCG)") || !strings.Contains(page, "Disk, or disk and memory; restores any; forks by full copy; keeps by held copy · no charge") {
+	if !strings.Contains(page, `<td>QEMU on this host<br><span class="muted">TCG: no vmx or svm</span>`) || !strings.Contains(page, "Disk, or disk and memory; restores any; forks by full copy; keeps by held copy · no charge") {
 		t.Fatalf("the QEMU row is not there, or not QEMU's table:\n%s", page)
 	}
 }

@@ -12,8 +12,8 @@ import (
 // BackendOffer is one backend's row in Settings: what it offers, read only,
 // with any problem and its fix.
 type BackendOffer struct {
-	Label, Kind, Where, Offers, Problem, Fix string
-	Simulated                                bool
+	Label, Note, Kind, Where, Offers, Problem, Fix string
+	Simulated                                      bool
 }
 
 // CeilingRow is one paid provider's ceiling a month.
@@ -198,7 +198,7 @@ func CeilingsOf(backends []snapshots.Backend, rates []snapshots.PaidRate, boxes 
 // OfferOf is one backend's row for one kind of box (and host): what it
 // offers, where, and any problem its plan reads, with its fix.
 func OfferOf(kp KindPlan, roomPercent int) BackendOffer {
-	o := BackendOffer{Label: kp.Backend.Label, Simulated: kp.Backend.Simulated, Kind: KindWords(kp.Kind), Offers: "No snapshots"}
+	o := BackendOffer{Label: kp.Backend.Label, Note: kp.Backend.Note, Simulated: kp.Backend.Simulated, Kind: KindWords(kp.Kind), Offers: "No snapshots"}
 	if kp.Snapping != nil {
 		o.Offers = planOffers(kp)
 	}
