@@ -242,27 +242,49 @@ func sizeOf(l *libvirt.Libvirt, d libvirt.Domain, x domainXML) *providers.BoxSiz
 	return s
 }
 
-// Domains lists this install's boxes' domains, for the reconcile and for
-// tests' clean-up.
+// Domains lists this install's boxes' domains (tests clean up by it).
 func (b *Backend) Domains(ctx context.Context) ([]providers.Guest, error) {
 	l, err := b.conn(ctx)
 	if err != nil {
 		return nil, err
 	}
+	doms, err := b.ownDomains(l)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]providers.Guest, 0, len(doms))
+	for _, d := range doms {
+		out = append(out, b.guest(d.Name))
+	}
+	return out, nil
+}
+
+// ownDomains lists this install's boxes' domains on l: those whose
+// metadata names this install and whose disk lies in the backend's folder
+// (another install's, or a person's, are none of boxsnap's). A domain gone
+// between the listing and the read of its definition is left out; one that
+// cannot be read fails the listing, as leaving it out would say it is gone.
+func (b *Backend) ownDomains(l *libvirt.Libvirt) ([]libvirt.Domain, error) {
 	doms, _, err := l.ConnectListAllDomains(1, 0)
 	if err != nil {
 		return nil, fmt.Errorf("list domains: %v: %w", err, providers.ErrUnreachable)
 	}
-	var out []providers.Guest
+	var out []libvirt.Domain
 	for _, d := range doms {
 		x, err := b.readDomain(l, d)
-		if err != nil || x.Metadata.Box == nil || x.Metadata.Box.Install != b.cfg.Install {
+		if libvirt.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if x.Metadata.Box == nil || x.Metadata.Box.Install != b.cfg.Install {
 			continue
 		}
 		if len(x.Devices.Disks) > 0 && !strings.HasPrefix(x.Devices.Disks[0].Source.File, b.cfg.Dir+"/") {
 			continue
 		}
-		out = append(out, b.guest(d.Name))
+		out = append(out, d)
 	}
 	return out, nil
 }

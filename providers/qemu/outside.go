@@ -27,31 +27,22 @@ var _ providers.TaskLister = (*Backend)(nil)
 
 // RecentTasks lists, for each domain of this install on this host's
 // libvirtd, the reverts and snapshot deletes made outside boxsnap a scan
-// found since, and the snapshots taken outside boxsnap since (outsidemark.go says what it can
-// and cannot see). A revert is listed ended OK,
-// at the time a scan first saw it; it is never a running or a failed one,
-// as libvirt's revert is one call that either happened or did not.
+// found since, and the snapshots taken outside boxsnap since
+// (outsidemark.go says what it can and cannot see). A revert is listed
+// ended OK, at the time a scan first saw it; it is never a running or a
+// failed one, as libvirt's revert is one call that either happened or did
+// not.
 func (b outside) RecentTasks(ctx context.Context, since time.Time) ([]providers.Task, error) {
 	l, err := b.conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	doms, _, err := l.ConnectListAllDomains(1, 0)
+	doms, err := b.ownDomains(l)
 	if err != nil {
-		return nil, fmt.Errorf("list domains: %v: %w", err, providers.ErrUnreachable)
+		return nil, err
 	}
 	var out []providers.Task
 	for _, d := range doms {
-		x, err := b.readDomain(l, d)
-		if libvirt.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return out, err
-		}
-		if x.Metadata.Box == nil || x.Metadata.Box.Install != b.cfg.Install {
-			continue
-		}
 		tasks, err := b.domainTasks(l, d, since)
 		if libvirt.IsNotFound(err) {
 			continue // released since the listing
