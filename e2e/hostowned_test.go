@@ -52,6 +52,7 @@ func TestQEMUBoxOwnedByItsHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
+	rows := watchRows(ctx, t, h.dsn, "e2e_hostowned", "river_job", "boxes")
 	owner := func() string {
 		t.Helper()
 		var o *string
@@ -112,7 +113,7 @@ func TestQEMUBoxOwnedByItsHost(t *testing.T) {
 			AND args->>'host' = 'host-b' AND state = 'completed'`).Scan(&n)
 		return n
 	}
-	waitFor(ctx, t, "host-b reconciles its own QEMU backend twice", func() bool { return reconciledOnB() >= 2 })
+	rows.waitFor(ctx, t, "host-b reconciles its own QEMU backend twice", func() bool { return reconciledOnB() >= 2 })
 	allReady(ctx, t, conn, made.ID, "host-b's reconcile")
 	var missing int
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM guest_missing WHERE box_id = $1", made.ID).Scan(&missing); err != nil {
@@ -184,7 +185,7 @@ func TestQEMUBoxOwnedByItsHost(t *testing.T) {
 	if _, err := conn.Exec(ctx, "UPDATE boxes SET owner_host = NULL WHERE id = $1", made.ID); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(ctx, t, "amber-fox owned again", func() bool { return owner() != "" })
+	rows.waitFor(ctx, t, "amber-fox owned again", func() bool { return owner() != "" })
 	if got := owner(); got != "host-a" {
 		t.Fatalf("the box no host owned became %q's, not host-a's whose libvirtd holds it", got)
 	}
@@ -195,7 +196,7 @@ func TestQEMUBoxOwnedByItsHost(t *testing.T) {
 	procB.stop()
 	before := reconciledOnB()
 	h.start("host-b", short[1:], "serve")
-	waitFor(ctx, t, "host-b, without QEMU, reconciles twice", func() bool { return reconciledOnB() >= before+2 })
+	rows.waitFor(ctx, t, "host-b, without QEMU, reconciles twice", func() bool { return reconciledOnB() >= before+2 })
 	allReady(ctx, t, conn, made.ID, "host-b's reconcile without a QEMU backend")
 }
 
@@ -273,17 +274,4 @@ func copyPlain(from, to string) error {
 	}
 	_, err = io.Copy(out, in)
 	return errors.Join(err, out.Close())
-}
-
-// waitFor polls ok every half second until it holds, failing the test
-// with what at the context's end.
-func waitFor(ctx context.Context, t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	for !ok() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%s: never happened (%v)", what, ctx.Err())
-		case <-time.After(500 * time.Millisecond):
-		}
-	}
 }

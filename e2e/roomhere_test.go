@@ -52,12 +52,13 @@ func TestRoomSweptOnEachHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
+	rows := watchRows(ctx, t, h.dsn, "e2e_roomhere", "river_leader", "snapshots")
 	leader := func() string {
 		var id string
 		_ = conn.QueryRow(ctx, "SELECT leader_id FROM river_leader").Scan(&id)
 		return id
 	}
-	waitFor(ctx, t, "host-a leads", func() bool { return leader() != "" })
+	rows.waitFor(ctx, t, "host-a leads", func() bool { return leader() != "" })
 	leaderA := leader()
 	_, baseB := h.start("host-b", short, "serve")
 
@@ -125,7 +126,7 @@ func TestRoomSweptOnEachHost(t *testing.T) {
 	// The room sweep runs every 3 s: two minutes is dozens of rounds.
 	swept, cancelSwept := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancelSwept()
-	waitFor(swept, t, "host-b's agent snapshots swept for room", func() bool { return ready(brisk) < n })
+	rows.waitFor(swept, t, "host-b's agent snapshots swept for room", func() bool { return ready(brisk) < n })
 	time.Sleep(5 * time.Second) // a round more: host-a's would go now too if they were to
 	t.Logf("after the fill: %d of host-a's and %d of host-b's %d agent snapshots ready", ready(amber), ready(brisk), n)
 	var why int
@@ -148,7 +149,7 @@ func TestRoomSweptOnEachHost(t *testing.T) {
 			AND args->>'host' = 'host-b' AND state = 'completed'`).Scan(&c)
 		return c > 0
 	}
-	waitFor(swept, t, "host-b's own room sweep on its queue", hereOnB)
+	rows.waitFor(swept, t, "host-b's own room sweep on its queue", hereOnB)
 	if a := ready(amber); a != n {
 		t.Errorf("%d of host-a's %d agent snapshots are ready after host-b's disk filled", a, n)
 	}

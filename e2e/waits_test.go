@@ -63,6 +63,17 @@ func (w *rowWatch) until(ctx context.Context, d time.Duration, ok func() bool) b
 	return true
 }
 
+// waitFor asks ok at once and after each commit that wrote the watched
+// rows, until it holds; it fails the test with what at the context's end.
+func (w *rowWatch) waitFor(ctx context.Context, t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for !ok() {
+		if _, err := w.conn.WaitForNotification(ctx); err != nil {
+			t.Fatalf("%s: never happened (%v)", what, err)
+		}
+	}
+}
+
 // dirWatch hears each entry made, written, renamed or removed in the
 // folders it watches (inotify), and in the folders made beneath them down
 // to its depth.
