@@ -4,10 +4,13 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/boxsnap/boxsnap/app/config"
+	"github.com/boxsnap/boxsnap/app/demo"
+	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/qemu"
 	"github.com/boxsnap/boxsnap/providers/qemu/qemutest"
 )
@@ -106,6 +109,44 @@ func TestDemoQEMUWhereItCanBoot(t *testing.T) {
 	t.Cleanup(func() { _ = be.Close() })
 	if be.Snapshotting(qemu.KindLinux) == nil {
 		t.Errorf("the demo's QEMU backend makes no Linux boxes")
+	}
+}
+
+// TestDemoQEMUBoxFromTheRepository: make run looks for the tests' guest
+// under ./.cache, a relative folder; the demo's QEMU box is made over it
+// and starts. qemu-img read the base disk's relative path from the new
+// disk's folder ("Could not open backing image"), so no make run ever made
+// its QEMU box.
+func TestDemoQEMUBoxFromTheRepository(t *testing.T) {
+	ctx := context.Background()
+	d := qemutest.Libvirtd(t)
+	qemutest.Guest(t)
+	cache, err := qemutest.CacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := config.Load("serve", nil, func(k string) string { return map[string]string{"BOXSNAP_DATA_DIR": t.TempDir()}[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Demo = true
+	t.Chdir(filepath.Dir(cache))
+	var log strings.Builder
+	be := demoQEMUAt(cfg, "test", filepath.Base(cache), d.Socket, slog.New(slog.NewTextHandler(&log, nil)))
+	if be == nil {
+		t.Fatalf("the demo made no QEMU backend from ./%s: %s", filepath.Base(cache), log.String())
+	}
+	t.Cleanup(func() { _ = be.Close() })
+	g, err := be.Acquire(ctx, providers.BoxSpec{Box: providers.BoxIdentity{ID: "bxdemorel", Name: "still-fjord", Kind: qemu.KindLinux, Install: "test"}, Template: demo.QEMUTemplate})
+	if err != nil {
+		t.Fatalf("make the demo's QEMU box: %v", err)
+	}
+	t.Cleanup(func() { _ = be.Release(context.Background(), g) })
+	if err := be.Start(ctx, g); err != nil {
+		t.Fatalf("start the demo's QEMU box: %v", err)
+	}
+	if st, err := be.Status(ctx, g); err != nil || !st.Running {
+		t.Fatalf("the demo's QEMU box after its start: %+v, %v", st, err)
 	}
 }
 

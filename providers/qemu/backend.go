@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -121,6 +122,9 @@ func New(cfg Config) (*Backend, error) {
 	case AccelAuto, AccelKVM, AccelTCG:
 	default:
 		return nil, fmt.Errorf("qemu %s: the accelerator %q is none of auto, kvm and tcg", cfg.ID, cfg.Accel)
+	}
+	if err := absolutePaths(&cfg); err != nil {
+		return nil, fmt.Errorf("qemu %s: %w", cfg.ID, err)
 	}
 	logger := cfg.Logger
 	if logger == nil {
@@ -244,6 +248,33 @@ type heldCopies struct{ *Backend }
 // (outsidemark.go) and answers the scan for it (outside.go,
 // providers.TaskLister); the Backend embeds it.
 type outside struct{ *Backend }
+
+// absolutePaths makes the backend's folder and its templates' files
+// absolute paths, from boxsnap's working folder: libvirtd reads a
+// domain's kernel, initrd and disk from its own, and qemu-img reads a
+// backing file's relative path from the folder of the disk made over it.
+// The templates are copied, not changed in the caller's map.
+func absolutePaths(cfg *Config) error {
+	dir, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		return fmt.Errorf("the folder for boxes' disks: %w", err)
+	}
+	cfg.Dir = dir
+	templates := make(map[string]Template, len(cfg.Templates))
+	for name, t := range cfg.Templates {
+		for _, p := range []*string{&t.Kernel, &t.Initrd, &t.Disk} {
+			if *p == "" {
+				continue
+			}
+			if *p, err = filepath.Abs(*p); err != nil {
+				return fmt.Errorf("template %s: %w", name, err)
+			}
+		}
+		templates[name] = t
+	}
+	cfg.Templates = templates
+	return nil
+}
 
 func (b *Backend) guest(name string) providers.Guest {
 	return providers.Guest{Backend: b.cfg.ID, Kind: KindLinux, Ref: name, Generation: 1}
