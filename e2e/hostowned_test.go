@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/boxsnap/boxsnap/app/operations"
+	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers/qemu/qemutest"
 )
 
@@ -25,25 +27,27 @@ import (
 // periodic work, never marks host-a's guest gone nor its snapshots
 // missing; host-b's hosts list says host-a owns it; a move to host-b is
 // refused in words that say no content store carries it, and so is a fork
-// of its snapshot there; and a box whose owner was cleared (as one made
-// before QEMU boxes had an owner) becomes host-a's again, the host whose
-// libvirtd lists it.
+// of its snapshot there; a revert made with virsh on host-b's libvirtd,
+// host-b not leading, is logged once as made outside boxsnap; and a box
+// whose owner was cleared (as one made before QEMU boxes had an owner)
+// becomes host-a's again, the host whose libvirtd lists it.
 func TestQEMUBoxOwnedByItsHost(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	dA, dB := qemutest.OwnLibvirtd(t), qemutest.OwnLibvirtd(t)
 	tpl := qemuTemplates(t, qemutest.Guest(t))
 	h := newBinHosts(t)
-	short := []string{"BOXSNAP_QEMU_TEMPLATES=" + tpl, "BOXSNAP_RECONCILE_INTERVAL=5s", "BOXSNAP_ROOM_INTERVAL=5s", "BOXSNAP_HOSTS_INTERVAL=5s"}
+	short := []string{"BOXSNAP_QEMU_TEMPLATES=" + tpl, "BOXSNAP_RECONCILE_INTERVAL=5s", "BOXSNAP_ROOM_INTERVAL=5s", "BOXSNAP_HOSTS_INTERVAL=5s", "BOXSNAP_OUTSIDE_INTERVAL=5s"}
 	_, baseA := h.start("host-a", append([]string{"BOXSNAP_QEMU_SOCKET=" + dA.Socket}, short...), "serve")
 	tok, err := personToken(ctx, baseA, Password)
 	if err != nil {
 		t.Fatal(err)
 	}
 	onA := newSoakHTTP(baseA, tok)
-	var made struct {
+	var made, made2 struct {
 		ID string `json:"id"`
 	}
+	var takeOn func(api *soakHTTP, box, name string)
 	if err := onA.do(ctx, "POST", "/api/v1/boxes", map[string]string{"name": "amber-fox", "backend": "qemu", "kind": "linux", "template": "busybox"}, &made); err != nil {
 		t.Fatalf("make the QEMU box on host-a: %v", err)
 	}
@@ -52,7 +56,7 @@ func TestQEMUBoxOwnedByItsHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	rows := watchRows(ctx, t, h.dsn, "e2e_hostowned", "river_job", "boxes")
+	rows := watchRows(ctx, t, h.dsn, "e2e_hostowned", "river_job", "boxes", "river_leader", "box_log")
 	owner := func() string {
 		t.Helper()
 		var o *string
@@ -69,12 +73,16 @@ func TestQEMUBoxOwnedByItsHost(t *testing.T) {
 	}
 	take := func(api *soakHTTP, name string) {
 		t.Helper()
+		takeOn(api, "amber-fox", name)
+	}
+	takeOn = func(api *soakHTTP, box, name string) {
+		t.Helper()
 		var op struct {
 			Operation struct {
 				State, Error string
 			} `json:"operation"`
 		}
-		if err := api.do(ctx, "POST", "/api/v1/boxes/amber-fox/snapshots?wait=true", map[string]string{"name": name}, &op); err != nil {
+		if err := api.do(ctx, "POST", "/api/v1/boxes/"+box+"/snapshots?wait=true", map[string]string{"name": name}, &op); err != nil {
 			t.Fatalf("take %s (asked on %s): %v", name, api.base, err)
 		}
 		if op.Operation.State != "done" {
@@ -83,6 +91,13 @@ func TestQEMUBoxOwnedByItsHost(t *testing.T) {
 	}
 	take(onA, "first")
 	take(onA, "second")
+	leader := func() string {
+		var id string
+		_ = conn.QueryRow(ctx, "SELECT leader_id FROM river_leader").Scan(&id)
+		return id
+	}
+	rows.waitFor(ctx, t, "host-a leads", func() bool { return leader() != "" })
+	leaderA := leader()
 
 	// host-b starts now: its reconcile at start lists its own libvirtd,
 	// which never held amber-fox.
@@ -178,6 +193,43 @@ func TestQEMUBoxOwnedByItsHost(t *testing.T) {
 	err = onB.do(ctx, "POST", "/api/v1/boxes/amber-fox/snapshots/first/fork", map[string]string{"name": "forked-on-b"}, nil)
 	if err == nil || !strings.Contains(err.Error(), "no content store carries them: fork it on host host-a, or export one of its snapshots there and import it here.") {
 		t.Fatalf("a fork of a QEMU box's snapshot asked on host-b: %v", err)
+	}
+
+	// A revert made with libvirt on host-b, which does not lead, is seen by
+	// a scan on host-b (the leader fans outside-here out to each live host;
+	// host-b's workers may also run the shared scan) and logged once, over
+	// two more scans, on host-b's box.
+	if err := onB.do(ctx, "POST", "/api/v1/boxes", map[string]string{"name": "brisk-owl", "backend": "qemu", "kind": "linux", "template": "busybox"}, &made2); err != nil {
+		t.Fatalf("make the QEMU box on host-b: %v", err)
+	}
+	takeOn(onB, "brisk-owl", "one")
+	takeOn(onB, "brisk-owl", "two")
+	var guest, ref string
+	if err := conn.QueryRow(ctx, "SELECT b.guest_ref, s.ref FROM boxes b JOIN snapshots s ON s.box_id = b.id WHERE b.id = $1 AND s.name = 'one'", made2.ID).Scan(&guest, &ref); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.CommandContext(ctx, "virsh", "-c", "qemu+unix:///system?socket="+dB.Socket, "snapshot-revert", guest, ref).CombinedOutput(); err != nil {
+		t.Fatalf("virsh snapshot-revert on host-b's libvirtd: %v: %s", err, out)
+	}
+	outside := func() int {
+		var n int
+		_ = conn.QueryRow(ctx, "SELECT count(*) FROM box_log WHERE box_id = $1 AND kind = $2", made2.ID, snapshots.EvRestoredOutside).Scan(&n)
+		return n
+	}
+	rows.waitFor(ctx, t, "the revert on host-b logged as made outside boxsnap", func() bool { return outside() > 0 })
+	scansOnB := func() int {
+		var n int
+		_ = conn.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'sweep' AND args->>'name' = 'outside-here'
+			AND args->>'host' = 'host-b' AND state = 'completed'`).Scan(&n)
+		return n
+	}
+	fannedOut := scansOnB()
+	if got := leader(); got != leaderA || fannedOut == 0 {
+		t.Fatalf("no outside-here ran on host-b while host-a led (leader %q, was host-a's %q; %d outside-here jobs on host-b)", got, leaderA, fannedOut)
+	}
+	rows.waitFor(ctx, t, "two more scans on host-b", func() bool { return scansOnB() >= fannedOut+2 })
+	if n := outside(); n != 1 {
+		t.Fatalf("one revert on host-b was logged %d times as made outside boxsnap", n)
 	}
 
 	// A box no host owns (as one made before QEMU boxes had an owner)
