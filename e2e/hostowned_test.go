@@ -91,11 +91,7 @@ func TestQEMUBoxOwnedByItsHost(t *testing.T) {
 	}
 	take(onA, "first")
 	take(onA, "second")
-	leader := func() string {
-		var id string
-		_ = conn.QueryRow(ctx, "SELECT leader_id FROM river_leader").Scan(&id)
-		return id
-	}
+	leader := func() string { return riverLeader(ctx, conn) }
 	rows.waitFor(ctx, t, "host-a leads", func() bool { return leader() != "" })
 	leaderA := leader()
 

@@ -53,11 +53,7 @@ func TestRoomSweptOnEachHost(t *testing.T) {
 	}
 	defer conn.Close(context.Background())
 	rows := watchRows(ctx, t, h.dsn, "e2e_roomhere", "river_leader", "snapshots")
-	leader := func() string {
-		var id string
-		_ = conn.QueryRow(ctx, "SELECT leader_id FROM river_leader").Scan(&id)
-		return id
-	}
+	leader := func() string { return riverLeader(ctx, conn) }
 	rows.waitFor(ctx, t, "host-a leads", func() bool { return leader() != "" })
 	leaderA := leader()
 	_, baseB := h.start("host-b", short, "serve")

@@ -74,6 +74,14 @@ func (w *rowWatch) waitFor(ctx context.Context, t *testing.T, what string, ok fu
 	}
 }
 
+// riverLeader is the River client that leads now (its ID), "" while none
+// does: the one process that runs the periodic jobs.
+func riverLeader(ctx context.Context, conn *pgx.Conn) string {
+	var id string
+	_ = conn.QueryRow(ctx, "SELECT leader_id FROM river_leader").Scan(&id)
+	return id
+}
+
 // dirWatch hears each entry made, written, renamed or removed in the
 // folders it watches (inotify), and in the folders made beneath them down
 // to its depth.

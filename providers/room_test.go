@@ -17,7 +17,7 @@ import (
 // root, a folder's room is read as df reads it, not as full for the blocks
 // kept.
 func TestRoomCountsAsDfDoes(t *testing.T) {
-	mnt := providertest.ReservedExt4(t, 50)
+	mnt := providertest.Ext4(t, 64<<20, 50)
 	if err := os.WriteFile(filepath.Join(mnt, "data"), make([]byte, 8<<20), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/boxsnap/boxsnap/app/snapshots"
 	"github.com/boxsnap/boxsnap/providers"
 	"github.com/boxsnap/boxsnap/providers/local"
+	"github.com/boxsnap/boxsnap/providers/providertest"
 )
 
 // TestABoxOnAFullHostSaysSo: a local box, a file system of its own, whose
@@ -92,33 +92,8 @@ func TestABoxOnAFullHostSaysSo(t *testing.T) {
 // the test (as root), unmounted at its end after what is mounted in it.
 func smallDisk(t *testing.T, size int64) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("a loop mount needs root")
-		}
-		t.Skip("a loop mount needs root")
-	}
-	base := t.TempDir()
-	img, mnt := filepath.Join(base, "disk.img"), filepath.Join(base, "disk")
-	if err := os.Mkdir(mnt, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(img, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(img, size); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("mkfs.ext4", "-q", "-F", "-m", "0", img).CombinedOutput(); err != nil {
-		t.Fatalf("mkfs.ext4: %v: %s", err, out)
-	}
-	if out, err := exec.Command("mount", "-o", "loop", img, mnt).CombinedOutput(); err != nil {
-		t.Fatalf("mount: %v: %s", err, out)
-	}
-	t.Cleanup(func() {
-		_ = local.UnmountAll(mnt)
-		_ = exec.Command("umount", "-l", mnt).Run()
-	})
+	mnt := providertest.Ext4(t, size, 0)
+	t.Cleanup(func() { _ = local.UnmountAll(mnt) })
 	return mnt
 }
 

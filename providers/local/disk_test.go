@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -21,6 +20,7 @@ import (
 	"github.com/boxsnap/boxsnap/providers/local/disks"
 	"github.com/boxsnap/boxsnap/providers/local/process"
 	"github.com/boxsnap/boxsnap/providers/local/store"
+	"github.com/boxsnap/boxsnap/providers/providertest"
 )
 
 // allocated is what a file holds on disk: st_blocks times 512.
@@ -111,29 +111,7 @@ func TestTakeKeepsSparseFiles(t *testing.T) {
 // and answers its folder: a store whose room a test can fill.
 func smallStore(t *testing.T, size int64) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("a loop mount needs root")
-	}
-	base := t.TempDir()
-	img, mnt := filepath.Join(base, "store.img"), filepath.Join(base, "store")
-	if err := os.Mkdir(mnt, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if f, err := os.Create(img); err != nil {
-		t.Fatal(err)
-	} else if err := f.Truncate(size); err != nil {
-		t.Fatal(err)
-	} else {
-		f.Close()
-	}
-	if out, err := exec.Command("mkfs.ext4", "-q", "-F", "-m", "0", img).CombinedOutput(); err != nil {
-		t.Fatalf("mkfs.ext4: %v: %s", err, out)
-	}
-	if out, err := exec.Command("mount", "-o", "loop", img, mnt).CombinedOutput(); err != nil {
-		t.Fatalf("mount: %v: %s", err, out)
-	}
-	t.Cleanup(func() { _ = exec.Command("umount", "-l", mnt).Run() })
-	return mnt
+	return providertest.Ext4(t, size, 0)
 }
 
 // TestTakeChecksTheRoomOnceTheCopysSizeIsKnown: a take whose copy would take

@@ -16,7 +16,7 @@ import (
 // df said it was half empty.
 func TestRoomIsReadAsDfReadsIt(t *testing.T) {
 	t.Parallel()
-	mnt := providertest.ReservedExt4(t, 50)
+	mnt := providertest.Ext4(t, 64<<20, 50)
 	if err := os.WriteFile(filepath.Join(mnt, "disk.qcow2"), make([]byte, 8<<20), 0o600); err != nil {
 		t.Fatal(err)
 	}
