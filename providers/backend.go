@@ -22,7 +22,9 @@ type Backend interface {
 	Snapshotting(kind string) *Snapshotting
 
 	// PlanSnapshots reads the guest and its storage and says what a take, a
-	// restore to snap (nil: no target yet), a keep and a fork would do now.
+	// restore to snap, a keep and a fork would do now. With snap nil (no
+	// target yet) the restore says the way the box's restores go, never
+	// WayNone for a backend that restores.
 	PlanSnapshots(ctx context.Context, guest Guest, snap *SnapshotRef) (SnapshotPlan, error)
 
 	// Snapshot takes one snapshot of the guest, labelled as take.Label says.

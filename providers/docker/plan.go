@@ -81,8 +81,8 @@ func (b *Backend) PlanSnapshots(ctx context.Context, g providers.Guest, snap *pr
 	if !running(c) {
 		plan.Take.PauseAbout = 0
 	}
-	plan.Restore = providers.RestorePlan{Way: providers.WayNone, Undo: providers.UndoSnapshot, Order: restoreOrder, RestartsProcesses: true,
-		Why: "choose a snapshot to restore"}
+	// With no snapshot named, the way a restore of the box goes.
+	plan.Restore = providers.RestorePlan{Way: providers.WayNewGuest, Undo: providers.UndoSnapshot, Order: restoreOrder, RestartsProcesses: true}
 	plan.Keep = providers.KeepPlan{Way: providers.KeepsAsIs}
 	zero := time.Duration(0)
 	plan.Keep.About = &zero

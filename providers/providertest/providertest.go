@@ -212,6 +212,11 @@ func testRestore(t *testing.T, h Harness) {
 	taken, id := f.take(t, h)
 	h.WriteState(t, f.b, f.guest, "after the migration")
 	ref := f.ref(id, taken)
+	// A plan of the box alone says how its restores go: Settings' row of
+	// the backend reads it ("restores any", never "no restores").
+	if plan, err := f.b.PlanSnapshots(ctx, f.guest, nil); err != nil || plan.Restore.Way == providers.WayNone {
+		t.Errorf("the box's plan with no snapshot named says no restore (%v): %+v", err, plan.Restore)
+	}
 	plan, err := f.b.PlanSnapshots(ctx, f.guest, &ref)
 	if err != nil {
 		t.Fatalf("PlanSnapshots: %v", err)

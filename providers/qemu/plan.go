@@ -89,6 +89,8 @@ func (b *Backend) PlanSnapshots(ctx context.Context, g providers.Guest, snap *pr
 	}
 	plan.Restore = providers.RestorePlan{Way: providers.WayNone, Undo: providers.UndoSnapshot, Order: diskOrder, RestartsProcesses: true, UndoAbout: undoAbout}
 	if snap == nil {
+		// With no snapshot named, the way a restore of the box goes.
+		plan.Restore.Way = providers.WayRollback
 		return plan, nil
 	}
 	if id, ok := importedID(snap.Ref); ok {
