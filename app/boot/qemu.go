@@ -85,9 +85,9 @@ func qemuNote(be *qemu.Backend, logger *slog.Logger) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	c := be.AccelChoice(ctx)
-	note := c.Why
+	note := c.Why + "."
 	if c.Fix != "" {
-		note += ". For KVM: " + c.Fix
+		note += " For KVM: " + c.Fix + "."
 	}
 	level := slog.LevelInfo
 	if !c.OK {

@@ -61,7 +61,7 @@ func TestBootRegistersTheQEMUBackend(t *testing.T) {
 		}
 		found = true
 		q, ok := be.Snap.(*qemu.Backend)
-		if !ok || be.ID != "qemu" || be.Label != "QEMU on this host" || be.Note != q.AccelChoice(context.Background()).Why+forKVM(q) || be.Boxes == nil {
+		if !ok || be.ID != "qemu" || be.Label != "QEMU on this host" || be.Note != q.AccelChoice(context.Background()).Why+"."+forKVM(q) || be.Boxes == nil {
 			t.Fatalf("the QEMU backend is registered as %+v", be)
 		}
 		t.Cleanup(func() { _ = q.Close() })
@@ -153,7 +153,7 @@ func TestDemoQEMUBoxFromTheRepository(t *testing.T) {
 // forKVM is the note's fix for KVM, where it does not run.
 func forKVM(q *qemu.Backend) string {
 	if c := q.AccelChoice(context.Background()); c.Fix != "" {
-		return ". For KVM: " + c.Fix
+		return " For KVM: " + c.Fix + "."
 	}
 	return ""
 }
