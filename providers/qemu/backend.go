@@ -245,8 +245,8 @@ type archives struct{ *Backend }
 type heldCopies struct{ *Backend }
 
 // outside keeps the marks by which a revert made outside boxsnap is seen
-// (outsidemark.go) and answers the scan for it (outside.go,
-// providers.TaskLister); the Backend embeds it.
+// (outsidemark.go), lists this install's domains and answers the scan for
+// it (outside.go, providers.TaskLister); the Backend embeds it.
 type outside struct{ *Backend }
 
 // absolutePaths makes the backend's folder and its templates' files

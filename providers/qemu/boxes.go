@@ -248,43 +248,13 @@ func (b *Backend) Domains(ctx context.Context) ([]providers.Guest, error) {
 	if err != nil {
 		return nil, err
 	}
-	doms, err := b.ownDomains(l)
+	doms, err := b.outside.ownDomains(l)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]providers.Guest, 0, len(doms))
 	for _, d := range doms {
 		out = append(out, b.guest(d.Name))
-	}
-	return out, nil
-}
-
-// ownDomains lists this install's boxes' domains on l: those whose
-// metadata names this install and whose disk lies in the backend's folder
-// (another install's, or a person's, are none of boxsnap's). A domain gone
-// between the listing and the read of its definition is left out; one that
-// cannot be read fails the listing, as leaving it out would say it is gone.
-func (b *Backend) ownDomains(l *libvirt.Libvirt) ([]libvirt.Domain, error) {
-	doms, _, err := l.ConnectListAllDomains(1, 0)
-	if err != nil {
-		return nil, fmt.Errorf("list domains: %v: %w", err, providers.ErrUnreachable)
-	}
-	var out []libvirt.Domain
-	for _, d := range doms {
-		x, err := b.readDomain(l, d)
-		if libvirt.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if x.Metadata.Box == nil || x.Metadata.Box.Install != b.cfg.Install {
-			continue
-		}
-		if len(x.Devices.Disks) > 0 && !strings.HasPrefix(x.Devices.Disks[0].Source.File, b.cfg.Dir+"/") {
-			continue
-		}
-		out = append(out, d)
 	}
 	return out, nil
 }

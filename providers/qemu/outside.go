@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/digitalocean/go-libvirt"
@@ -51,6 +52,36 @@ func (b outside) RecentTasks(ctx context.Context, since time.Time) ([]providers.
 			return out, err
 		}
 		out = append(out, tasks...)
+	}
+	return out, nil
+}
+
+// ownDomains lists this install's boxes' domains on l: those whose
+// metadata names this install and whose disk lies in the backend's folder
+// (another install's, or a person's, are none of boxsnap's). A domain gone
+// between the listing and the read of its definition is left out; one that
+// cannot be read fails the listing, as leaving it out would say it is gone.
+func (b outside) ownDomains(l *libvirt.Libvirt) ([]libvirt.Domain, error) {
+	doms, _, err := l.ConnectListAllDomains(1, 0)
+	if err != nil {
+		return nil, fmt.Errorf("list domains: %v: %w", err, providers.ErrUnreachable)
+	}
+	var out []libvirt.Domain
+	for _, d := range doms {
+		x, err := b.readDomain(l, d)
+		if libvirt.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if x.Metadata.Box == nil || x.Metadata.Box.Install != b.cfg.Install {
+			continue
+		}
+		if len(x.Devices.Disks) > 0 && !strings.HasPrefix(x.Devices.Disks[0].Source.File, b.cfg.Dir+"/") {
+			continue
+		}
+		out = append(out, d)
 	}
 	return out, nil
 }
