@@ -89,9 +89,9 @@ func TestWhatEachBackendOffers(t *testing.T) {
 		localForks = "forks share the snapshot's files"
 	}
 	for _, want := range []string{
-		"this host ext4",
+		"this host Linux ext4",
 		"Linux Disk; restores any; " + localForks + "; keeps as is",
-		"Proxmox VE (simulated) simulator pve-1 · local-lvm (lvmthin), 91% full LXC Disk; restores any; forks by full copy; keeps by held copy · no charge pve-1's storage is past 85% full",
+		"Proxmox VE (simulated) simulator LXC pve-1 · local-lvm (lvmthin), 91% full LXC Disk; restores any; forks by full copy; keeps by held copy · no charge pve-1's storage is past 85% full",
 		"pve-1 · local-lvm (lvmthin), 91% full QEMU Disk, or disk and memory; restores any; forks by full copy; keeps by held copy · no charge",
 		"pve-2 · local-zfs (zfspool), 2% full LXC Disk; restores off until checked; forks by full copy; keeps by held copy · no charge pve-2 uses ZFS, whose restores are off until they are checked live. Fork a snapshot instead.",
 		"Windows (QEMU) Disk; restores any; no forks; no Keep · no charge",

@@ -29,7 +29,7 @@ func TestSettingsQEMURow(t *testing.T) {
 	if strings.Contains(page, "No QEMU backend") {
 		t.Fatal("with a QEMU backend the page still says how to add one")
 	}
-	if !strings.Contains(page, `<td>QEMU on this host<br><span class="muted">TCG: no vmx or svm</span>`) || !strings.Contains(page, "Disk, or disk and memory; restores any; forks by full copy; keeps by held copy · no charge") {
+	if !strings.Contains(page, `<td>QEMU on this host<span class="narrow-only">Linux</span><span class="muted line">TCG: no vmx or svm</span>`) || !strings.Contains(page, "Disk, or disk and memory; restores any; forks by full copy; keeps by held copy · no charge") {
 		t.Fatalf("the QEMU row is not there, or not QEMU's table:\n%s", page)
 	}
 }
