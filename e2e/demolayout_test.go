@@ -4,12 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/mxschmitt/playwright-go"
 )
 
 // TestLayoutOfTheDemo lays out make run's demo as the built binary serves
@@ -18,11 +14,7 @@ import (
 // boxes only, and rows only the demo draws (the simulator's backends,
 // hosts and boxes) went past a phone's window with no test failing.
 func TestLayoutOfTheDemo(t *testing.T) {
-	dir := os.Getenv("BOXSNAP_AXE_DIR")
-	if dir == "" {
-		t.Fatal("BOXSNAP_AXE_DIR is not set: run `make browser-deps` (make test sets it)")
-	}
-	axeJS := filepath.Join(dir, "axe.min.js")
+	axeJS := axeScript(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	h := newBinHosts(t)
@@ -68,22 +60,8 @@ func TestLayoutOfTheDemo(t *testing.T) {
 				t.Errorf("%s: HTTP %d", what, resp.Status())
 				continue
 			}
-			res, err := page.Evaluate(layoutChecks)
-			if err != nil {
-				t.Fatalf("%s: %v", what, err)
-			}
-			if found, _ := res.([]any); len(found) > 0 {
-				t.Errorf("%s:\n%s", what, lines(found))
-			}
-			if _, err := page.AddScriptTag(playwright.PageAddScriptTagOptions{Path: playwright.String(axeJS)}); err != nil {
-				t.Fatalf("%s: inject axe: %v", what, err)
-			}
-			if res, err = page.Evaluate(axeRun); err != nil {
-				t.Fatalf("axe on %s: %v", what, err)
-			}
-			if found, _ := res.([]any); len(found) > 0 {
-				t.Errorf("axe on %s:\n%s", what, lines(found))
-			}
+			checkLayout(t, page, what)
+			checkAxe(t, page, what, axeJS)
 		}
 		_ = bctx.Close()
 	}

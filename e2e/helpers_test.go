@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -195,24 +194,7 @@ func (e *env) noReload(t *testing.T) {
 // violation.
 func (e *env) axe(t *testing.T, what string) {
 	t.Helper()
-	dir := os.Getenv("BOXSNAP_AXE_DIR")
-	if dir == "" {
-		t.Fatal("BOXSNAP_AXE_DIR is not set: run `make browser-deps` (make test sets it)")
-	}
-	if _, err := e.page.AddScriptTag(playwright.PageAddScriptTagOptions{Path: playwright.String(filepath.Join(dir, "axe.min.js"))}); err != nil {
-		t.Fatalf("inject axe: %v", err)
-	}
-	res, err := e.page.Evaluate(`async () => {
-		const r = await axe.run(document, {resultTypes: ["violations"]});
-		return r.violations.filter(v => v.impact === "serious" || v.impact === "critical")
-			.map(v => v.id + " (" + v.impact + "): " + v.help + " at " + v.nodes.slice(0, 3).map(n => n.target.join(" ")).join(", "));
-	}`)
-	if err != nil {
-		t.Fatalf("axe on %s: %v", what, err)
-	}
-	if list, ok := res.([]any); ok && len(list) > 0 {
-		t.Errorf("axe on %s: %d serious or critical violations:\n%v", what, len(list), list)
-	}
+	checkAxe(t, e.page, what, axeScript(t))
 }
 
 func snapshotNamed(t *testing.T, s *Stack, box, name string) *snapshots.Snapshot {

@@ -177,10 +177,7 @@ const axeRun = `async () => {
 // from the elements' boxes, and runs axe-core on it. One boxsnap, one
 // browser, one page per width.
 func TestLayoutEveryState(t *testing.T) {
-	dir := os.Getenv("BOXSNAP_AXE_DIR")
-	if dir == "" {
-		t.Fatal("BOXSNAP_AXE_DIR is not set: run `make browser-deps` (make test sets it)")
-	}
+	axeJS := axeScript(t)
 	br, err := Launch()
 	if err != nil {
 		t.Fatal(err)
@@ -207,7 +204,6 @@ func TestLayoutEveryState(t *testing.T) {
 		t.Fatal(err)
 	}
 	states := scene.States()
-	axeJS := filepath.Join(dir, "axe.min.js")
 	for _, w := range layoutWidths {
 		bctx, page, err := br.PageWith(s.URL, w, 900, false, true)
 		if err != nil {
@@ -226,16 +222,10 @@ func TestLayoutEveryState(t *testing.T) {
 					continue
 				}
 			}
-			res, err := page.Evaluate(layoutChecks)
-			if err != nil {
-				t.Fatalf("%s: %v", what, err)
-			}
-			if list, _ := res.([]any); len(list) > 0 {
-				t.Errorf("%s:\n%s", what, lines(list))
-			}
+			checkLayout(t, page, what)
 			// A box's Snapshots card shows its pictures at least 160 px
 			// wide on a wide window, 48 px below 640 px.
-			res, err = page.Evaluate(`() => Array.from(document.querySelectorAll("#snapshots-card .pic")).filter(e => e.checkVisibility()).map(e => e.getBoundingClientRect().width)`)
+			res, err := page.Evaluate(`() => Array.from(document.querySelectorAll("#snapshots-card .pic")).filter(e => e.checkVisibility()).map(e => e.getBoundingClientRect().width)`)
 			if err != nil {
 				t.Fatalf("%s: %v", what, err)
 			}
@@ -249,18 +239,48 @@ func TestLayoutEveryState(t *testing.T) {
 					t.Errorf("%s: a picture in the Snapshots card is %.0f px wide", what, px)
 				}
 			}
-			if _, err := page.AddScriptTag(playwright.PageAddScriptTagOptions{Path: playwright.String(axeJS)}); err != nil {
-				t.Fatalf("%s: inject axe: %v", what, err)
-			}
-			res, err = page.Evaluate(axeRun)
-			if err != nil {
-				t.Fatalf("axe on %s: %v", what, err)
-			}
-			if list, _ := res.([]any); len(list) > 0 {
-				t.Errorf("axe on %s:\n%s", what, lines(list))
-			}
+			checkAxe(t, page, what, axeJS)
 		}
 		_ = bctx.Close()
+	}
+}
+
+// axeScript is axe-core's script, from BOXSNAP_AXE_DIR.
+func axeScript(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("BOXSNAP_AXE_DIR")
+	if dir == "" {
+		t.Fatal("BOXSNAP_AXE_DIR is not set: run `make browser-deps` (make test sets it)")
+	}
+	return filepath.Join(dir, "axe.min.js")
+}
+
+// checkLayout fails the test with what layoutChecks finds wrong on the
+// page, named by what.
+func checkLayout(t *testing.T, page playwright.Page, what string) {
+	t.Helper()
+	res, err := page.Evaluate(layoutChecks)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if list, _ := res.([]any); len(list) > 0 {
+		t.Errorf("%s:\n%s", what, lines(list))
+	}
+}
+
+// checkAxe fails the test with what axe finds on the page (its script
+// axeJS, let past the page's CSP), named by what.
+func checkAxe(t *testing.T, page playwright.Page, what, axeJS string) {
+	t.Helper()
+	if _, err := page.AddScriptTag(playwright.PageAddScriptTagOptions{Path: playwright.String(axeJS)}); err != nil {
+		t.Fatalf("%s: inject axe: %v", what, err)
+	}
+	res, err := page.Evaluate(axeRun)
+	if err != nil {
+		t.Fatalf("axe on %s: %v", what, err)
+	}
+	if list, _ := res.([]any); len(list) > 0 {
+		t.Errorf("axe on %s:\n%s", what, lines(list))
 	}
 }
 
