@@ -9,8 +9,8 @@ import (
 // FileSystemRoom is a file system's room in bytes as df counts it: the
 // blocks the file system keeps for root are neither taken nor free, so one
 // that keeps many (ext4's reserved blocks) is not read as full for them.
-// Every backend that reads a folder's room reads it here, so the room
-// setting means the same on each, and what df says.
+// Every backend that reads how full a folder's file system is reads it
+// here, so the room setting means the same on each, and what df says.
 type FileSystemRoom struct {
 	Taken, Free int64
 }
