@@ -77,8 +77,15 @@ func refreshOf(back string) (refresh, bool) {
 	return refresh{}, false
 }
 
-// flash reads and clears the flash a dialog left.
+// flash reads and clears the flash a dialog left, for a page the browser
+// loads: an htmx request (a followed page drawing its main again, a part
+// fetched after a dialog) never takes it, or a refresh landing between a
+// dialog's answer and the page it leads to would take the flash that page
+// was to show.
 func (s *Server) flash(w http.ResponseWriter, r *http.Request) string {
+	if r.Header.Get("HX-Request") == "true" {
+		return ""
+	}
 	c, err := r.Cookie(flashCookie)
 	if err != nil || c.Value == "" {
 		return ""
